@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * futexlock.h - shared userspace library of the futex-lock project.
+ *
+ * One header for: futex(2) wrappers and the FUTEX_LOCK feature probe,
+ * clocks, the lock implementations that every benchmark uses (the single
+ * source of truth for how each lock works), a lock-throughput benchmark
+ * engine, small statistics helpers, strict argument parsing and the
+ * debugfs statistics of the patched kernel.
+ *
+ * The ABI of the new ops is fixed in CONTRACT.md: FUTEX_LOCK = 14,
+ * FUTEX_LOCK_ADAPTIVE = 15, FUTEX_UNLOCK = 16; word = owner TID |
+ * FUTEX_WAITERS; fast paths are cmpxchg 0 <-> tid in userspace.
+ */
+#ifndef FUTEXLOCK_H
+#define FUTEXLOCK_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- futex ops (fallbacks for headers that predate the patch) ---------- */
+#ifndef FUTEX_LOCK
+#define FUTEX_LOCK		14
+#endif
+#ifndef FUTEX_LOCK_ADAPTIVE
+#define FUTEX_LOCK_ADAPTIVE	15
+#endif
+#ifndef FUTEX_UNLOCK
+#define FUTEX_UNLOCK		16
+#endif
+#ifndef FUTEX_PRIVATE_FLAG
+#define FUTEX_PRIVATE_FLAG	128
+#endif
+#ifndef FUTEX_WAITERS
+#define FUTEX_WAITERS		0x80000000u
+#endif
+#ifndef FUTEX_OWNER_DIED
+#define FUTEX_OWNER_DIED	0x40000000u
+#endif
+#ifndef FUTEX_TID_MASK
+#define FUTEX_TID_MASK		0x3fffffffu
+#endif
+
+#define FL_CACHELINE 64
+
+/* Raw futex(2); returns the syscall's return value, errno set on -1. */
+static inline long fl_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
+			    const struct timespec *ts, uint32_t *uaddr2,
+			    uint32_t val3)
+{
+	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, uaddr2, val3);
+}
+
+/* Kernel thread id of the caller, cached per thread. */
+pid_t fl_gettid(void);
+
+/*
+ * Feature probe: FUTEX_UNLOCK on a private word that holds 0.
+ * Unpatched kernel -> ENOSYS, patched kernel -> EPERM (not the owner).
+ * Returns 1 when the new ops exist, 0 when not; *err gets the errno seen
+ * (0 if the call unexpectedly succeeded). The result is cached.
+ */
+int fl_futex_lock_probe(int *err);
+/* One human line describing the probe result (static storage). */
+const char *fl_futex_lock_probe_line(void);
+#define FL_NO_FUTEX_LOCK_MSG \
+	"this kernel has no FUTEX_LOCK: boot the patched kernel, see README"
+
+/* ---- clocks ------------------------------------------------------------ */
+static inline uint64_t fl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Cheap timestamp for per-operation measurements. On x86 this is rdtsc
+ * (never a syscall, even where the guest's clocksource makes
+ * clock_gettime() fall back to one); callers calibrate against
+ * fl_now_ns() over the whole run. Elsewhere it is fl_now_ns().
+ */
+static inline uint64_t fl_cycles(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+#else
+	return fl_now_ns();
+#endif
+}
+
+static inline void fl_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ volatile("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+/* The RFC's delay: LOOPS empty iterations the compiler cannot remove. */
+static inline void fl_delay(unsigned long loops)
+{
+	for (unsigned long i = 0; i < loops; i++)
+		__asm__ volatile("" ::: "memory");
+}
+
+/* ---- locks ------------------------------------------------------------- */
+/*
+ * Per-thread counters. A lock call is one acquire by the application, a
+ * lock syscall one kernel entry made on that acquire path (futex(2), or
+ * sched_yield() for the spin lock); same for unlock. Each thread owns
+ * its struct, so these are plain increments; the caller sums them.
+ */
+struct fl_counters {
+	uint64_t lock_calls;
+	uint64_t lock_syscalls;
+	uint64_t unlock_calls;
+	uint64_t unlock_syscalls;
+};
+
+struct fl_lock;
+
+struct fl_lock_ops {
+	const char *name;	/* mode name used on the command line */
+	const char *desc;	/* one line for --help and reports */
+	bool needs_futex_lock;	/* needs FUTEX_LOCK/_ADAPTIVE/UNLOCK */
+	bool counts_syscalls;	/* false: library lock, syscalls invisible */
+	int (*init)(struct fl_lock *l);
+	void (*destroy)(struct fl_lock *l);
+	void (*lock)(struct fl_lock *l, struct fl_counters *c);
+	void (*unlock)(struct fl_lock *l, struct fl_counters *c);
+};
+
+struct fl_lock {
+	_Alignas(FL_CACHELINE) _Atomic uint32_t word;
+	pthread_mutex_t mutex;
+	const struct fl_lock_ops *ops;
+};
+
+/* All modes, in the order --compare runs and prints them. */
+extern const struct fl_lock_ops *const fl_lock_modes[];
+extern const size_t fl_lock_nmodes;
+const struct fl_lock_ops *fl_lock_find(const char *name);
+/* true when the mode can run on this kernel (probe for FUTEX_LOCK modes) */
+bool fl_lock_available(const struct fl_lock_ops *ops);
+
+/* 0 on success, else an errno value. */
+int fl_lock_init(struct fl_lock *l, const struct fl_lock_ops *ops);
+void fl_lock_destroy(struct fl_lock *l);
+
+static inline void fl_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	l->ops->lock(l, c);
+}
+
+static inline void fl_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	l->ops->unlock(l, c);
+}
+
+/* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
+#define FL_SPIN_LIMIT 100
+
+/* ---- statistics --------------------------------------------------------- */
+double fl_median(const double *v, size_t n);	/* copies, does not sort v */
+double fl_mean(const double *v, size_t n);
+double fl_stddev(const double *v, size_t n);	/* population stddev */
+double fl_min(const double *v, size_t n);
+double fl_max(const double *v, size_t n);
+/* (max - min) / median in percent; 0 if median is 0 */
+double fl_spread_pct(const double *v, size_t n);
+
+/* ---- strict argument parsing -------------------------------------------- */
+/*
+ * Decimal unsigned integer in [min, max]: no sign, no spaces, no suffix,
+ * no overflow. Returns 0 and stores *out, or -1.
+ */
+int fl_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Finite decimal number in [min, max] (no sign accepted). */
+int fl_parse_double(const char *s, double min, double max, double *out);
+
+/* ---- kernel statistics (debugfs of the patched kernel) ------------------ */
+#define FL_KSTATS_PATH "/sys/kernel/debug/futex_lock/stats"
+#define FL_KSTATS_MAX 64
+struct fl_kstats {
+	int n;			/* -1: file not readable */
+	char name[FL_KSTATS_MAX][48];
+	uint64_t value[FL_KSTATS_MAX];
+};
+/* Reads "name: value" lines; returns 0 if readable, -1 if not (n = -1). */
+int fl_kstats_read(struct fl_kstats *k);
+/* out = after - before, per name of 'after' (missing in before = 0). */
+void fl_kstats_delta(const struct fl_kstats *before,
+		     const struct fl_kstats *after, struct fl_kstats *out);
+
+/* ---- lock-throughput benchmark engine ------------------------------------ */
+enum fl_sched { FL_SCHED_DEFAULT, FL_SCHED_OTHER, FL_SCHED_FIFO, FL_SCHED_RR };
+
+struct fl_bench_cfg {
+	const struct fl_lock_ops *ops;
+	unsigned threads;
+	uint64_t iterations;	/* total over all threads; 0 = time-bounded */
+	double duration_s;	/* used when iterations == 0 */
+	uint64_t hold_loops;	/* fl_delay() inside the lock */
+	uint64_t wait_loops;	/* fl_delay() outside the lock */
+	bool pin;		/* thread i -> i-th allowed CPU, round-robin */
+	enum fl_sched sched;
+	bool read_kstats;
+};
+
+struct fl_bench_result {
+	uint64_t iterations;		/* executed, all threads */
+	struct fl_counters total;	/* summed per-thread counters */
+	double elapsed_s;		/* first thread start -> last thread end */
+	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */
+	double kiter_s;			/* iterations / elapsed / 1000 */
+	double kiter_per_cpu_s;		/* iterations / (user+sys) / 1000 */
+	double longest_wait_us;		/* longest single fl_lock() call */
+	double mean_wait_us;		/* mean fl_lock() duration */
+	uint64_t thr_min, thr_max;	/* per-thread iterations */
+	double thr_mean, thr_stddev;
+	uint64_t protected_counter;	/* incremented inside the lock */
+	bool mutex_ok;			/* protected_counter == iterations */
+	struct fl_kstats kstats;	/* deltas; n = -1 if not readable */
+	char error[160];		/* non-empty: the run failed */
+};
+
+/* Runs one benchmark. Returns 0, or -1 with res->error set. */
+int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res);
+
+/* Iterations thread idx runs when 'total' is split over 'threads':
+ * total / threads each, the first (total % threads) threads one more. */
+static inline uint64_t fl_split(uint64_t total, unsigned threads, unsigned idx)
+{
+	return total / threads + (idx < total % threads ? 1 : 0);
+}
+
+static inline double fl_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+#endif /* FUTEXLOCK_H */

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock-throughput engine: N threads start together on a barrier and run
+ * lock(); hold delay; unlock(); outside delay; either for an exact number
+ * of iterations split over the threads, or until a deadline.
+ */
+#include "futexlock.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+struct fl_bench;
+
+struct fl_worker {
+	_Alignas(FL_CACHELINE) struct fl_bench *b;
+	pthread_t th;
+	unsigned idx;
+	uint64_t target;	/* iterations; 0 = until b->stop */
+	uint64_t iters;
+	struct fl_counters c;
+	uint64_t max_wait_cyc;
+	uint64_t sum_wait_cyc;
+	uint64_t t_start, t_end;
+	double user_s, sys_s;
+	int err;
+	char errmsg[96];
+};
+
+struct fl_bench {
+	struct fl_lock lock;
+	/* the data the lock protects, on its own cache line */
+	_Alignas(FL_CACHELINE) uint64_t protected_counter;
+	_Alignas(FL_CACHELINE) atomic_int stop;
+	const struct fl_bench_cfg *cfg;
+	pthread_barrier_t barrier;
+	cpu_set_t allowed;
+	int ncpus;
+};
+
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+static int worker_setup(struct fl_worker *w)
+{
+	const struct fl_bench_cfg *cfg = w->b->cfg;
+	int r;
+
+	if (cfg->pin && w->b->ncpus > 0) {
+		int want = (int)(w->idx % (unsigned)w->b->ncpus), seen = 0;
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+			if (!CPU_ISSET(cpu, &w->b->allowed))
+				continue;
+			if (seen++ == want) {
+				CPU_SET(cpu, &set);
+				break;
+			}
+		}
+		r = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+		if (r) {
+			snprintf(w->errmsg, sizeof(w->errmsg),
+				 "pin thread %u: %s", w->idx, strerror(r));
+			return r;
+		}
+	}
+	if (cfg->sched != FL_SCHED_DEFAULT) {
+		int pol = cfg->sched == FL_SCHED_FIFO ? SCHED_FIFO :
+			  cfg->sched == FL_SCHED_RR ? SCHED_RR : SCHED_OTHER;
+		struct sched_param sp = { 0 };
+
+		if (pol != SCHED_OTHER)
+			sp.sched_priority = sched_get_priority_min(pol);
+		r = pthread_setschedparam(pthread_self(), pol, &sp);
+		if (r) {
+			snprintf(w->errmsg, sizeof(w->errmsg),
+				 "set scheduling policy: %s", strerror(r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static void *worker(void *arg)
+{
+	struct fl_worker *w = arg;
+	struct fl_bench *b = w->b;
+	struct fl_lock *l = &b->lock;
+	const uint64_t hold = b->cfg->hold_loops, outside = b->cfg->wait_loops;
+	struct rusage r0, r1;
+	uint64_t i = 0, maxw = 0, sumw = 0;
+	const bool timed = b->cfg->iterations == 0;
+
+	w->err = worker_setup(w);
+	pthread_barrier_wait(&b->barrier);
+	if (w->err)
+		return NULL;
+	getrusage(RUSAGE_THREAD, &r0);
+	w->t_start = fl_now_ns();
+	for (;;) {
+		uint64_t t0, t1;
+
+		if (!timed) {
+			if (i == w->target)
+				break;
+		} else if (atomic_load_explicit(&b->stop, memory_order_relaxed)) {
+			break;
+		}
+		t0 = fl_cycles();
+		fl_lock(l, &w->c);
+		t1 = fl_cycles();
+		b->protected_counter++;
+		fl_delay(hold);
+		fl_unlock(l, &w->c);
+		fl_delay(outside);
+		if (t1 - t0 > maxw)
+			maxw = t1 - t0;
+		sumw += t1 - t0;
+		i++;
+	}
+	w->t_end = fl_now_ns();
+	getrusage(RUSAGE_THREAD, &r1);
+	w->iters = i;
+	w->max_wait_cyc = maxw;
+	w->sum_wait_cyc = sumw;
+	w->user_s = tv_s(&r1.ru_utime) - tv_s(&r0.ru_utime);
+	w->sys_s = tv_s(&r1.ru_stime) - tv_s(&r0.ru_stime);
+	return NULL;
+}
+
+int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
+{
+	struct fl_worker *w = NULL;
+	struct fl_bench *b;
+	struct fl_kstats k0, k1;
+	pthread_attr_t attr;
+	uint64_t cyc0, ns0, cyc1, ns1, tmin = UINT64_MAX, tmax = 0;
+	double cyc_per_us, *per = NULL;
+	unsigned started = 0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->kstats.n = -1;
+	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0))) {
+		snprintf(res->error, sizeof(res->error), "bad configuration");
+		return -1;
+	}
+	b = aligned_alloc(FL_CACHELINE, sizeof(*b));
+	w = aligned_alloc(FL_CACHELINE, sizeof(*w) * cfg->threads);
+	per = calloc(cfg->threads, sizeof(*per));
+	if (!b || !w || !per) {
+		snprintf(res->error, sizeof(res->error), "out of memory");
+		free(b);
+		free(w);
+		free(per);
+		return -1;
+	}
+	memset(b, 0, sizeof(*b));
+	memset(w, 0, sizeof(*w) * cfg->threads);
+	b->cfg = cfg;
+	if (sched_getaffinity(0, sizeof(b->allowed), &b->allowed) == 0)
+		b->ncpus = CPU_COUNT(&b->allowed);
+	r = fl_lock_init(&b->lock, cfg->ops);
+	if (r) {
+		snprintf(res->error, sizeof(res->error), "lock init: %s",
+			 strerror(r));
+		goto out_free;
+	}
+	pthread_barrier_init(&b->barrier, NULL, cfg->threads + 1);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+
+	if (cfg->read_kstats)
+		fl_kstats_read(&k0);
+	cyc0 = fl_cycles();
+	ns0 = fl_now_ns();
+	for (unsigned t = 0; t < cfg->threads; t++) {
+		w[t].b = b;
+		w[t].idx = t;
+		w[t].target = cfg->iterations ?
+			fl_split(cfg->iterations, cfg->threads, t) : 0;
+		r = pthread_create(&w[t].th, &attr, worker, &w[t]);
+		if (r) {
+			snprintf(res->error, sizeof(res->error),
+				 "pthread_create (thread %u): %s", t, strerror(r));
+			break;
+		}
+		started++;
+	}
+	if (started < cfg->threads) {
+		/* the started threads wait on a barrier that cannot complete */
+		fprintf(stderr, "futexlock: %s\n", res->error);
+		exit(1);
+	}
+	pthread_barrier_wait(&b->barrier);
+	if (!cfg->iterations) {
+		struct timespec ts;
+		double d = cfg->duration_s;
+
+		ts.tv_sec = (time_t)d;
+		ts.tv_nsec = (long)((d - (double)ts.tv_sec) * 1e9);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			;
+		atomic_store_explicit(&b->stop, 1, memory_order_relaxed);
+	}
+	for (unsigned t = 0; t < cfg->threads; t++)
+		pthread_join(w[t].th, NULL);
+	cyc1 = fl_cycles();
+	ns1 = fl_now_ns();
+	if (cfg->read_kstats && k0.n >= 0 && fl_kstats_read(&k1) == 0)
+		fl_kstats_delta(&k0, &k1, &res->kstats);
+	pthread_attr_destroy(&attr);
+	pthread_barrier_destroy(&b->barrier);
+
+	for (unsigned t = 0; t < cfg->threads; t++) {
+		if (w[t].err) {
+			snprintf(res->error, sizeof(res->error), "%s", w[t].errmsg);
+			goto out_destroy;
+		}
+	}
+
+	cyc_per_us = ns1 > ns0 ? (double)(cyc1 - cyc0) / ((double)(ns1 - ns0) / 1e3) : 1.0;
+	if (cyc_per_us <= 0)
+		cyc_per_us = 1.0;
+	{
+		uint64_t maxw = 0, sumw = 0;
+
+		res->thr_min = UINT64_MAX;
+		for (unsigned t = 0; t < cfg->threads; t++) {
+			struct fl_worker *x = &w[t];
+
+			res->iterations += x->iters;
+			res->total.lock_calls += x->c.lock_calls;
+			res->total.lock_syscalls += x->c.lock_syscalls;
+			res->total.unlock_calls += x->c.unlock_calls;
+			res->total.unlock_syscalls += x->c.unlock_syscalls;
+			res->user_s += x->user_s;
+			res->sys_s += x->sys_s;
+			if (x->max_wait_cyc > maxw)
+				maxw = x->max_wait_cyc;
+			sumw += x->sum_wait_cyc;
+			if (x->iters < res->thr_min)
+				res->thr_min = x->iters;
+			if (x->iters > res->thr_max)
+				res->thr_max = x->iters;
+			per[t] = (double)x->iters;
+			if (x->t_start && x->t_start < tmin)
+				tmin = x->t_start;
+			if (x->t_end > tmax)
+				tmax = x->t_end;
+		}
+		res->longest_wait_us = (double)maxw / cyc_per_us;
+		res->mean_wait_us = res->iterations ?
+			(double)sumw / cyc_per_us / (double)res->iterations : 0.0;
+	}
+	res->thr_mean = fl_mean(per, cfg->threads);
+	res->thr_stddev = fl_stddev(per, cfg->threads);
+	res->elapsed_s = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0.0;
+	res->kiter_s = res->elapsed_s > 0 ?
+		(double)res->iterations / res->elapsed_s / 1e3 : 0.0;
+	res->kiter_per_cpu_s = res->user_s + res->sys_s > 0 ?
+		(double)res->iterations / (res->user_s + res->sys_s) / 1e3 : 0.0;
+	res->protected_counter = b->protected_counter;
+	res->mutex_ok = b->protected_counter == res->iterations &&
+			res->total.lock_calls == res->iterations &&
+			res->total.unlock_calls == res->iterations;
+	if (!res->mutex_ok)
+		snprintf(res->error, sizeof(res->error),
+			 "mutual exclusion violated: protected counter %llu, iterations %llu",
+			 (unsigned long long)b->protected_counter,
+			 (unsigned long long)res->iterations);
+out_destroy:
+	fl_lock_destroy(&b->lock);
+out_free:
+	free(per);
+	free(w);
+	free(b);
+	return res->error[0] ? -1 : 0;
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The patched kernel's debugfs counters: "name: value" lines, cumulative. */
+#include "futexlock.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+int fl_kstats_read(struct fl_kstats *k)
+{
+	char line[256];
+	FILE *f;
+
+	k->n = -1;
+	f = fopen(FL_KSTATS_PATH, "r");
+	if (!f)
+		return -1;
+	k->n = 0;
+	while (k->n < FL_KSTATS_MAX && fgets(line, sizeof(line), f)) {
+		char name[48];
+		uint64_t v;
+
+		if (sscanf(line, " %47[^: \t] : %" SCNu64, name, &v) != 2)
+			continue;
+		strcpy(k->name[k->n], name);
+		k->value[k->n] = v;
+		k->n++;
+	}
+	fclose(f);
+	return 0;
+}
+
+void fl_kstats_delta(const struct fl_kstats *before,
+		     const struct fl_kstats *after, struct fl_kstats *out)
+{
+	out->n = after->n;
+	for (int i = 0; i < after->n; i++) {
+		uint64_t b = 0;
+
+		for (int j = 0; j < before->n; j++)
+			if (!strcmp(before->name[j], after->name[i]))
+				b = before->value[j];
+		strcpy(out->name[i], after->name[i]);
+		out->value[i] = after->value[i] - b;
+	}
+}

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The lock implementations. Every benchmark of the project uses these, so
+ * this file is the one place that says how each lock works.
+ *
+ * Memory order: acquire on every successful lock, release on unlock.
+ * Counters: see struct fl_counters in futexlock.h.
+ */
+#include "futexlock.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fl_die(const char *what, int err)
+{
+	fprintf(stderr, "futexlock: %s failed: %s\n", what, strerror(err));
+	abort();
+}
+
+#define FL_PRIV(op) ((op) | FUTEX_PRIVATE_FLAG)
+
+static inline bool cas_acq(_Atomic uint32_t *w, uint32_t *expected, uint32_t v)
+{
+	return atomic_compare_exchange_strong_explicit(w, expected, v,
+			memory_order_acquire, memory_order_relaxed);
+}
+
+static inline bool cas_rel(_Atomic uint32_t *w, uint32_t *expected, uint32_t v)
+{
+	return atomic_compare_exchange_strong_explicit(w, expected, v,
+			memory_order_release, memory_order_relaxed);
+}
+
+static int word_init(struct fl_lock *l)
+{
+	atomic_store_explicit(&l->word, 0, memory_order_relaxed);
+	return 0;
+}
+
+static void word_destroy(struct fl_lock *l)
+{
+	(void)l;
+}
+
+/*
+ * TID-owner locks (FUTEX_LOCK, FUTEX_LOCK_ADAPTIVE, FUTEX_LOCK_PI): fast
+ * path cmpxchg 0 -> tid; slow path one futex(2) that returns owning the
+ * lock. Unlock: cmpxchg tid -> 0, else (FUTEX_WAITERS set) the kernel
+ * hands the lock over.
+ */
+static inline void tid_lock(struct fl_lock *l, struct fl_counters *c,
+			    int op, const char *opname)
+{
+	uint32_t tid = (uint32_t)fl_gettid(), exp = 0;
+
+	c->lock_calls++;
+	if (cas_acq(&l->word, &exp, tid))
+		return;
+	for (;;) {
+		c->lock_syscalls++;
+		if (fl_futex(&l->word, FL_PRIV(op), 0, NULL, NULL, 0) == 0)
+			break;
+		if (errno == EINTR || errno == EAGAIN)
+			continue;	/* retry, as the ABI asks */
+		if (errno == EOWNERDEAD)
+			break;		/* acquired; previous owner died */
+		fl_die(opname, errno);
+	}
+	atomic_thread_fence(memory_order_acquire);
+}
+
+static inline void tid_unlock(struct fl_lock *l, struct fl_counters *c,
+			      int op, const char *opname)
+{
+	uint32_t tid = (uint32_t)fl_gettid(), exp = tid;
+
+	c->unlock_calls++;
+	if (cas_rel(&l->word, &exp, 0))
+		return;
+	c->unlock_syscalls++;
+	while (fl_futex(&l->word, FL_PRIV(op), 0, NULL, NULL, 0) != 0) {
+		if (errno != EINTR)
+			fl_die(opname, errno);
+		c->unlock_syscalls++;
+	}
+}
+
+static void futex_lock_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	tid_lock(l, c, FUTEX_LOCK, "FUTEX_LOCK");
+}
+
+static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	tid_unlock(l, c, FUTEX_UNLOCK, "FUTEX_UNLOCK");
+}
+
+static void adaptive_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	tid_lock(l, c, FUTEX_LOCK_ADAPTIVE, "FUTEX_LOCK_ADAPTIVE");
+}
+
+static void pi_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	tid_lock(l, c, FUTEX_LOCK_PI, "FUTEX_LOCK_PI");
+}
+
+static void pi_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	tid_unlock(l, c, FUTEX_UNLOCK_PI, "FUTEX_UNLOCK_PI");
+}
+
+/*
+ * waitwake: the three-state mutex of Drepper, "Futexes Are Tricky"
+ * (mutex3): 0 unlocked, 1 locked, 2 locked with (possible) waiters.
+ */
+static inline void ww_wait(struct fl_lock *l, struct fl_counters *c)
+{
+	c->lock_syscalls++;
+	if (fl_futex(&l->word, FL_PRIV(FUTEX_WAIT), 2, NULL, NULL, 0) != 0 &&
+	    errno != EAGAIN && errno != EINTR)
+		fl_die("FUTEX_WAIT", errno);
+}
+
+static void waitwake_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	uint32_t s = 0;
+
+	c->lock_calls++;
+	if (cas_acq(&l->word, &s, 1))
+		return;
+	if (s != 2)
+		s = atomic_exchange_explicit(&l->word, 2, memory_order_acquire);
+	while (s != 0) {
+		ww_wait(l, c);
+		s = atomic_exchange_explicit(&l->word, 2, memory_order_acquire);
+	}
+}
+
+static void waitwake_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	c->unlock_calls++;
+	if (atomic_fetch_sub_explicit(&l->word, 1, memory_order_release) != 1) {
+		atomic_store_explicit(&l->word, 0, memory_order_release);
+		c->unlock_syscalls++;
+		if (fl_futex(&l->word, FL_PRIV(FUTEX_WAKE), 1, NULL, NULL, 0) < 0)
+			fl_die("FUTEX_WAKE", errno);
+	}
+}
+
+/*
+ * waitwake-spin: the same three states with the contended path of Rust
+ * std's futex mutex: spin up to FL_SPIN_LIMIT times while the word is
+ * plain "locked", then mark it contended and wait. Unlock is a swap to 0
+ * and a wake if it was contended.
+ */
+static inline uint32_t wws_spin(struct fl_lock *l)
+{
+	for (int spin = FL_SPIN_LIMIT;; spin--) {
+		uint32_t s = atomic_load_explicit(&l->word, memory_order_relaxed);
+
+		if (s != 1 || spin == 0)
+			return s;
+		fl_cpu_relax();
+	}
+}
+
+static void wws_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	uint32_t s = 0;
+
+	c->lock_calls++;
+	if (cas_acq(&l->word, &s, 1))
+		return;
+	s = wws_spin(l);
+	if (s == 0) {
+		if (cas_acq(&l->word, &s, 1))
+			return;
+	}
+	for (;;) {
+		if (s != 2 &&
+		    atomic_exchange_explicit(&l->word, 2, memory_order_acquire) == 0)
+			return;
+		ww_wait(l, c);
+		s = wws_spin(l);
+	}
+}
+
+static void wws_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	c->unlock_calls++;
+	if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2) {
+		c->unlock_syscalls++;
+		if (fl_futex(&l->word, FL_PRIV(FUTEX_WAKE), 1, NULL, NULL, 0) < 0)
+			fl_die("FUTEX_WAKE", errno);
+	}
+}
+
+/* pthread mutexes: glibc decides; its syscalls are not visible to us. */
+static int pthread_init_type(struct fl_lock *l, int type)
+{
+	pthread_mutexattr_t a;
+	int r;
+
+	r = pthread_mutexattr_init(&a);
+	if (r)
+		return r;
+	r = pthread_mutexattr_settype(&a, type);
+	if (!r)
+		r = pthread_mutex_init(&l->mutex, &a);
+	pthread_mutexattr_destroy(&a);
+	return r;
+}
+
+static int pthread_default_init(struct fl_lock *l)
+{
+	return pthread_init_type(l, PTHREAD_MUTEX_DEFAULT);
+}
+
+static int pthread_adaptive_init(struct fl_lock *l)
+{
+	return pthread_init_type(l, PTHREAD_MUTEX_ADAPTIVE_NP);
+}
+
+static void pthread_destroy(struct fl_lock *l)
+{
+	pthread_mutex_destroy(&l->mutex);
+}
+
+static void pthread_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	int r;
+
+	c->lock_calls++;
+	r = pthread_mutex_lock(&l->mutex);
+	if (r)
+		fl_die("pthread_mutex_lock", r);
+}
+
+static void pthread_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	int r;
+
+	c->unlock_calls++;
+	r = pthread_mutex_unlock(&l->mutex);
+	if (r)
+		fl_die("pthread_mutex_unlock", r);
+}
+
+/*
+ * spin: test-and-test-and-set with pause; after FL_SPIN_LIMIT pauses on a
+ * held lock it calls sched_yield() (counted as a lock syscall).
+ */
+static void spin_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	c->lock_calls++;
+	for (;;) {
+		int spins = 0;
+
+		if (atomic_load_explicit(&l->word, memory_order_relaxed) == 0 &&
+		    atomic_exchange_explicit(&l->word, 1, memory_order_acquire) == 0)
+			return;
+		while (atomic_load_explicit(&l->word, memory_order_relaxed) != 0) {
+			fl_cpu_relax();
+			if (++spins >= FL_SPIN_LIMIT) {
+				c->lock_syscalls++;
+				sched_yield();
+				spins = 0;
+			}
+		}
+	}
+}
+
+static void spin_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	c->unlock_calls++;
+	atomic_store_explicit(&l->word, 0, memory_order_release);
+}
+
+static const struct fl_lock_ops ops_futex_lock = {
+	.name = "futex_lock",
+	.desc = "FUTEX_LOCK: cmpxchg 0->tid fast path, kernel slow path (RFC)",
+	.needs_futex_lock = true, .counts_syscalls = true,
+	.init = word_init, .destroy = word_destroy,
+	.lock = futex_lock_lock, .unlock = futex_lock_unlock,
+};
+
+static const struct fl_lock_ops ops_adaptive = {
+	.name = "adaptive",
+	.desc = "FUTEX_LOCK_ADAPTIVE: as futex_lock, kernel spins on a running owner",
+	.needs_futex_lock = true, .counts_syscalls = true,
+	.init = word_init, .destroy = word_destroy,
+	.lock = adaptive_lock, .unlock = futex_lock_unlock,
+};
+
+static const struct fl_lock_ops ops_pi = {
+	.name = "pi",
+	.desc = "FUTEX_LOCK_PI/FUTEX_UNLOCK_PI with the same userspace fast path",
+	.counts_syscalls = true,
+	.init = word_init, .destroy = word_destroy,
+	.lock = pi_lock, .unlock = pi_unlock,
+};
+
+static const struct fl_lock_ops ops_waitwake = {
+	.name = "waitwake",
+	.desc = "3-state 0/1/2 mutex, FUTEX_WAIT/WAKE (Drepper, Futexes Are Tricky)",
+	.counts_syscalls = true,
+	.init = word_init, .destroy = word_destroy,
+	.lock = waitwake_lock, .unlock = waitwake_unlock,
+};
+
+static const struct fl_lock_ops ops_waitwake_spin = {
+	.name = "waitwake-spin",
+	.desc = "waitwake with ~100 userspace spins before waiting (Rust std)",
+	.counts_syscalls = true,
+	.init = word_init, .destroy = word_destroy,
+	.lock = wws_lock, .unlock = wws_unlock,
+};
+
+static const struct fl_lock_ops ops_pthread = {
+	.name = "pthread",
+	.desc = "glibc pthread_mutex_t, default type (syscalls not countable)",
+	.init = pthread_default_init, .destroy = pthread_destroy,
+	.lock = pthread_lock, .unlock = pthread_unlock,
+};
+
+static const struct fl_lock_ops ops_pthread_adaptive = {
+	.name = "pthread-adaptive",
+	.desc = "glibc PTHREAD_MUTEX_ADAPTIVE_NP (syscalls not countable)",
+	.init = pthread_adaptive_init, .destroy = pthread_destroy,
+	.lock = pthread_lock, .unlock = pthread_unlock,
+};
+
+static const struct fl_lock_ops ops_spin = {
+	.name = "spin",
+	.desc = "TTAS spin lock, pause, sched_yield() after 100 spins (counted)",
+	.counts_syscalls = true,
+	.init = word_init, .destroy = word_destroy,
+	.lock = spin_lock, .unlock = spin_unlock,
+};
+
+const struct fl_lock_ops *const fl_lock_modes[] = {
+	&ops_futex_lock, &ops_adaptive, &ops_pi, &ops_waitwake,
+	&ops_waitwake_spin, &ops_pthread, &ops_pthread_adaptive, &ops_spin,
+};
+const size_t fl_lock_nmodes = sizeof(fl_lock_modes) / sizeof(fl_lock_modes[0]);
+
+const struct fl_lock_ops *fl_lock_find(const char *name)
+{
+	for (size_t i = 0; i < fl_lock_nmodes; i++)
+		if (!strcmp(fl_lock_modes[i]->name, name))
+			return fl_lock_modes[i];
+	return NULL;
+}
+
+bool fl_lock_available(const struct fl_lock_ops *ops)
+{
+	return !ops->needs_futex_lock || fl_futex_lock_probe(NULL);
+}
+
+int fl_lock_init(struct fl_lock *l, const struct fl_lock_ops *ops)
+{
+	memset(l, 0, sizeof(*l));
+	l->ops = ops;
+	return ops->init(l);
+}
+
+void fl_lock_destroy(struct fl_lock *l)
+{
+	l->ops->destroy(l);
+}
