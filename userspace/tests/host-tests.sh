@@ -120,32 +120,7 @@ check "text output starts with the RFC block" fmt_ok
 	--json-file "$TMP/run.json" >"$TMP/run.txt" 2>&1
 check "--json-file output parses with python3 -m json.tool" \
 	"$PY" -m json.tool "$TMP/run.json" /dev/null
-cmp_json() {
-	"$PY" - "$TMP/run.txt" "$TMP/run.json" <<'PYEOF'
-import json, re, sys
-txt = open(sys.argv[1]).read().split("\n\n")
-js = json.load(open(sys.argv[2]))["runs"]
-assert len(txt) == len(js) == 3, (len(txt), len(js))
-for block, r in zip(txt, js):
-    g = lambda pat: re.search(pat, block, re.M).group(1)
-    assert g(r"mode: ([\w-]+);") == r["mode"]
-    assert int(g(r"^Result: (\d+) Kiter/s")) == r["result_kiter_s"]
-    assert abs(float(g(r"^elapsed: [\d.]+ s \(([\d.]+) Kiter/s")) - r["kiter_s"]) < 0.01
-    assert int(g(r"^lock calls: (\d+)")) == r["lock_calls"] == 4000
-    assert int(g(r"^unlock calls: (\d+)")) == r["unlock_calls"] == 4000
-    for k in ("lock", "unlock"):
-        s = g(r"^%s syscalls: (.*)$" % k)
-        if s == "n/a":
-            assert r[k + "_syscalls"] is None
-        else:
-            n, pct = re.match(r"(\d+) \(([\d.]+)%\)", s).groups()
-            assert int(n) == r[k + "_syscalls"], (k, n, r)
-            assert float(pct) == r[k + "_syscall_pct"]
-    assert int(g(r"protected counter (\d+)")) == r["protected_counter"]
-    assert r["mutex_ok"] is True
-print("# json matches text for", [r["mode"] for r in js])
-PYEOF
-}
+cmp_json() { "$PY" tests/json_vs_text.py "$TMP/run.txt" "$TMP/run.json" 3 4000; }
 check "--json numbers equal the text numbers of the same runs" cmp_json
 
 "$FL" --compare -r 2 -i 400 -t 2 -d 10 -w 10 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host side of the result matrix: for every Documentation/results/matrix-*.csv
+# draw with gnuplot (Debian gnuplot-nox; python3 stdlib prepares the data):
+#   matrix-<label>-winner.svg/.png    which lock wins where (threads x hold,
+#                                     one panel per outside-loop value)
+#   matrix-<label>-curves.svg         Kiter/s vs threads, one line per lock,
+#                                     one panel per (hold, outside)
+#   matrix-<label>-adaptive.svg/.png  FUTEX_LOCK_ADAPTIVE / FUTEX_LOCK ratio
+# Usage: plot.sh [CSV...]
+set -u
+REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
+RES=$REPO/Documentation/results
+command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot not installed (apt-get install gnuplot-nox)" >&2; exit 1; }
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+files=("$@")
+[ ${#files[@]} -eq 0 ] && files=("$RES"/matrix-*.csv)
+[ -e "${files[0]}" ] || { echo "plot.sh: no matrix CSV in $RES (run make matrix)"; exit 0; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for csv in "${files[@]}"; do
+	base=${csv%.csv}
+	"$PY" - "$csv" "$tmp" "$base" <<'PYEOF' >"$tmp/plot.gp" || exit 1
+import csv, sys, os
+src, tmp, base = sys.argv[1:]
+rows = list(csv.DictReader(open(src)))
+label = rows[0]["label"]
+modes = []
+for r in rows:
+    if r["mode"] not in modes:
+        modes.append(r["mode"])
+colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+          "#e377c2", "#7f7f7f"]
+col = {m: colors[i % len(colors)] for i, m in enumerate(modes)}
+ths = sorted({int(r["threads"]) for r in rows})
+hs = sorted({int(r["hold_loops"]) for r in rows})
+ws = sorted({int(r["outside_loops"]) for r in rows})
+val = {}
+for r in rows:
+    if r["median_kiter_s"]:
+        val[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]), r["mode"])] = float(r["median_kiter_s"])
+env = "QEMU TCG emulation: compare ratios only" if label.startswith("vm-tcg") else label
+out = []
+P = out.append
+P('set encoding utf8')
+P('set style fill solid 1.0 noborder')
+# ---- winner heatmap ----
+for w in ws:
+    fn = os.path.join(tmp, "win-%d.dat" % w)
+    with open(fn, "w") as f:
+        for yi, h in enumerate(hs):
+            for xi, t in enumerate(ths):
+                c = {m: val[(t, h, w, m)] for m in modes if (t, h, w, m) in val}
+                if not c:
+                    continue
+                best = sorted(c.items(), key=lambda kv: -kv[1])
+                m, v = best[0]
+                margin = (v / best[1][1] - 1) * 100 if len(best) > 1 and best[1][1] > 0 else 0
+                rgb = int(col[m][1:], 16)
+                f.write('%d %d %d "%s\\n+%.0f%%"\n' % (xi, yi, rgb, m, margin))
+def axes():
+    P('set xtics (%s)' % ", ".join('"%d" %d' % (t, i) for i, t in enumerate(ths)))
+    P('set ytics (%s)' % ", ".join('"%d" %d' % (h, i) for i, h in enumerate(hs)))
+    P('set xrange [-0.5:%f]' % (len(ths) - 0.5))
+    P('set yrange [-0.5:%f]' % (len(hs) - 0.5))
+    P('set xlabel "threads"; set ylabel "hold loops (-d)"')
+for term, ext in (("svg size 1100,%d dynamic font 'sans,11'", "svg"),
+                  ("pngcairo size 1100,%d font 'sans,10'", "png")):
+    P("set terminal " + term % (430 * len(ws)))
+    P('set output "%s-winner.%s"' % (base, ext))
+    P('set multiplot layout %d,1 title "Which lock wins where: highest median Kiter/s (+%% over the runner-up)\\n%s"' % (len(ws), env))
+    axes()
+    P('unset key')
+    for w in ws:
+        P('set title "outside loops (-w) = %d"' % w)
+        P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable, '
+          '"" using 1:2:4 with labels textcolor rgb "white" font ",9"' % os.path.join(tmp, "win-%d.dat" % w))
+    P('unset multiplot')
+# ---- curves ----
+for w in ws:
+    for h in hs:
+        for m in modes:
+            with open(os.path.join(tmp, "c-%d-%d-%s.dat" % (w, h, m)), "w") as f:
+                for t in ths:
+                    if (t, h, w, m) in val:
+                        f.write("%d %g\n" % (t, val[(t, h, w, m)]))
+P("set terminal svg size %d,%d dynamic font 'sans,10'" % (380 * len(hs), 330 * len(ws)))
+P('set output "%s-curves.svg"' % base)
+P('set multiplot layout %d,%d title "Kiter/s vs threads (median), %s"' % (len(ws), len(hs), env))
+P('unset xrange; unset yrange; set autoscale')
+P('set logscale x 2; set logscale y; set xtics auto; set ytics auto')
+P('set xlabel "threads"; set ylabel "Kiter/s"; set key outside bottom center horizontal font ",8"')
+P('set grid')
+for w in ws:
+    for h in hs:
+        P('set title "hold %d, outside %d"' % (h, w))
+        parts = []
+        for m in modes:
+            fn = os.path.join(tmp, "c-%d-%d-%s.dat" % (w, h, m))
+            if os.path.getsize(fn):
+                parts.append('"%s" using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb "%s" title "%s"' % (fn, col[m], m))
+        if parts:
+            P("plot " + ", ".join(parts))
+P('unset multiplot')
+P('unset logscale; unset grid')
+# ---- adaptive / futex_lock ratio ----
+have = any(k[3] == "adaptive" for k in val) and any(k[3] == "futex_lock" for k in val)
+if have:
+    for w in ws:
+        with open(os.path.join(tmp, "ad-%d.dat" % w), "w") as f:
+            for yi, h in enumerate(hs):
+                for xi, t in enumerate(ths):
+                    a, b = val.get((t, h, w, "adaptive")), val.get((t, h, w, "futex_lock"))
+                    if a and b:
+                        f.write("%d %d %g\n" % (xi, yi, a / b))
+    for term, ext in (("svg size 900,%d dynamic font 'sans,11'", "svg"),
+                      ("pngcairo size 900,%d font 'sans,10'", "png")):
+        P("set terminal " + term % (400 * len(ws)))
+        P('set output "%s-adaptive.%s"' % (base, ext))
+        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput (>1: adaptive spinning helps)\\n%s"' % (len(ws), env))
+        axes()
+        P('set palette defined (0.5 "#b2182b", 1 "white", 1.5 "#2166ac")')
+        P('set cbrange [0.5:1.5]')
+        P('unset key')
+        for w in ws:
+            P('set title "outside loops (-w) = %d"' % w)
+            fn = os.path.join(tmp, "ad-%d.dat" % w)
+            P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc palette, '
+              '"" using 1:2:(sprintf("%%.2f",$3)) with labels font ",10"' % fn)
+        P('unset multiplot')
+print("\n".join(out))
+PYEOF
+	gnuplot "$tmp/plot.gp" || { echo "plot.sh: gnuplot failed on $csv" >&2; exit 1; }
+	ls "$base"-*.svg "$base"-*.png 2>/dev/null | sed 's/^/plot.sh: wrote /'
+done
