@@ -324,8 +324,8 @@ static void print_text(const struct opts *o, const struct run *run)
 		       o->threads, o->iterations / o->threads,
 		       o->iterations % o->threads);
 	printf("elapsed: %.3f s (%.2f Kiter/s)\n", r->elapsed_s, r->kiter_s);
-	printf("cpu: user %.3f s, sys %.3f s; Kiter per CPU-second: %.2f\n",
-	       r->user_s, r->sys_s, r->kiter_per_cpu_s);
+	printf("cpu: %.3f s (user %.3f s, sys %.3f s); Kiter per CPU-second: %.2f\n",
+	       r->cpu_s, r->user_s, r->sys_s, r->kiter_per_cpu_s);
 	printf("acquire wait: longest %.1f us, mean %.2f us\n",
 	       r->longest_wait_us, r->mean_wait_us);
 	printf("per-thread iterations: min %" PRIu64 " max %" PRIu64
@@ -335,7 +335,7 @@ static void print_text(const struct opts *o, const struct run *run)
 	printf("mutual exclusion: %s (protected counter %" PRIu64 ")\n",
 	       r->mutex_ok ? "ok" : "VIOLATED", r->protected_counter);
 	if (r->kstats.n >= 0) {
-		printf("kernel stats (%s, delta):", FL_KSTATS_PATH);
+		printf("kernel stats (%s, delta):", fl_kstats_path());
 		for (int i = 0; i < r->kstats.n; i++)
 			printf(" %s=%" PRIu64, r->kstats.name[i], r->kstats.value[i]);
 		printf("\n");
@@ -404,6 +404,8 @@ static void json_run(const struct run *run, const char *ind)
 	json_num(r->user_s);
 	fprintf(jout, ", \"sys_s\": ");
 	json_num(r->sys_s);
+	fprintf(jout, ", \"cpu_s\": ");
+	json_num(r->cpu_s);
 	fprintf(jout, ", \"kiter_per_cpu_s\": ");
 	json_num(r->kiter_per_cpu_s);
 	fprintf(jout, ",\n%s \"longest_wait_us\": ", ind);
@@ -464,7 +466,7 @@ static void summarize(const struct opts *o, const struct run *runs,
 			uc += r->total.unlock_calls;
 			us += r->total.unlock_syscalls;
 			cpu_it += (double)r->iterations;
-			cpu_s += r->user_s + r->sys_s;
+			cpu_s += r->cpu_s;
 			if (r->longest_wait_us > s[m].maxwait_us)
 				s[m].maxwait_us = r->longest_wait_us;
 			cv += r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0;
@@ -504,7 +506,7 @@ static void print_table(const struct opts *o, const struct summary *s)
 	       "ratio", "lock-sys%", "unlock-sys%", "spread%", "Kiter/CPU-s",
 	       "maxwait-us", "thr-cv%");
 	for (size_t m = 0; m < o->nmodes; m++) {
-		char ratio[16], lp[16], up[16];
+		char ratio[16], lp[16], up[16], kc[24];
 
 		printf("%-17s ", s[m].ops->name);
 		if (!s[m].available) {
@@ -526,13 +528,66 @@ static void print_table(const struct opts *o, const struct summary *s)
 			snprintf(lp, sizeof(lp), "n/a");
 			snprintf(up, sizeof(up), "n/a");
 		}
-		printf("%10.2f %6s %9s %11s %8.1f %11.2f %11.1f %8.1f\n",
-		       s[m].median, ratio, lp, up, s[m].spread, s[m].kcpu,
+		if (s[m].kcpu > 0)
+			snprintf(kc, sizeof(kc), "%.2f", s[m].kcpu);
+		else
+			snprintf(kc, sizeof(kc), "n/a");
+		printf("%10.2f %6s %9s %11s %8.1f %11s %11.1f %8.1f\n",
+		       s[m].median, ratio, lp, up, s[m].spread, kc,
 		       s[m].maxwait_us, s[m].thr_cv);
 	}
 	printf("ratio = median / median of futex_lock; spread = (max-min)/median "
 	       "over %u runs; thr-cv = per-thread iterations stddev/mean\n",
 	       o->repeat);
+}
+
+/* Kernel counters (debugfs) per mode: mean delta per run, per 1000 iterations. */
+static void print_kstats_table(const struct opts *o, const struct run *runs,
+			       size_t nruns)
+{
+	const struct fl_kstats *names = NULL;
+
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].r.kstats.n > 0)
+			names = &runs[i].r.kstats;
+	if (!names)
+		return;
+	printf("\nkernel stats (%s): delta per 1000 iterations, mean over runs\n",
+	       fl_kstats_path());
+	printf("%-17s", "mode");
+	for (int k = 0; k < names->n; k++)
+		printf(" %*s", (int)(strlen(names->name[k]) > 9 ? strlen(names->name[k]) : 9),
+		       names->name[k]);
+	printf("\n");
+	for (size_t m = 0; m < o->nmodes; m++) {
+		bool any = false;
+
+		for (size_t i = 0; i < nruns; i++)
+			any |= runs[i].ops == o->modes[m] && runs[i].r.kstats.n > 0;
+		if (!any)
+			continue;
+		printf("%-17s", o->modes[m]->name);
+		for (int k = 0; k < names->n; k++) {
+			double sum = 0;
+			int w = strlen(names->name[k]) > 9 ? (int)strlen(names->name[k]) : 9;
+			size_t cnt = 0;
+
+			for (size_t i = 0; i < nruns; i++) {
+				const struct fl_bench_result *r = &runs[i].r;
+
+				if (runs[i].ops != o->modes[m] || r->kstats.n <= 0 ||
+				    !r->iterations)
+					continue;
+				for (int j = 0; j < r->kstats.n; j++)
+					if (!strcmp(r->kstats.name[j], names->name[k]))
+						sum += 1000.0 * (double)r->kstats.value[j] /
+						       (double)r->iterations;
+				cnt++;
+			}
+			printf(" %*.2f", w, cnt ? sum / (double)cnt : 0.0);
+		}
+		printf("\n");
+	}
 }
 
 static void json_begin(const struct opts *o)
@@ -692,6 +747,7 @@ int main(int argc, char **argv)
 		json_end(&o, runs, nruns, s);
 	} else if (o.compare) {
 		print_table(&o, s);
+		print_kstats_table(&o, runs, nruns);
 	}
 	free(runs);
 	return status;

@@ -205,6 +205,8 @@ struct fl_kstats {
 	char name[FL_KSTATS_MAX][48];
 	uint64_t value[FL_KSTATS_MAX];
 };
+/* FL_KSTATS_PATH, or $FUTEXLOCK_KSTATS if set (tests use a fake file) */
+const char *fl_kstats_path(void);
 /* Reads "name: value" lines; returns 0 if readable, -1 if not (n = -1). */
 int fl_kstats_read(struct fl_kstats *k);
 /* out = after - before, per name of 'after' (missing in before = 0). */
@@ -231,8 +233,9 @@ struct fl_bench_result {
 	struct fl_counters total;	/* summed per-thread counters */
 	double elapsed_s;		/* first thread start -> last thread end */
 	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */
+	double cpu_s;			/* summed CLOCK_THREAD_CPUTIME_ID (exact) */
 	double kiter_s;			/* iterations / elapsed / 1000 */
-	double kiter_per_cpu_s;		/* iterations / (user+sys) / 1000 */
+	double kiter_per_cpu_s;		/* iterations / cpu_s / 1000 */
 	double longest_wait_us;		/* longest single fl_lock() call */
 	double mean_wait_us;		/* mean fl_lock() duration */
 	uint64_t thr_min, thr_max;	/* per-thread iterations */

@@ -25,7 +25,7 @@ struct fl_worker {
 	uint64_t max_wait_cyc;
 	uint64_t sum_wait_cyc;
 	uint64_t t_start, t_end;
-	double user_s, sys_s;
+	double user_s, sys_s, cpu_s;
 	int err;
 	char errmsg[96];
 };
@@ -95,6 +95,7 @@ static void *worker(void *arg)
 	struct fl_lock *l = &b->lock;
 	const uint64_t hold = b->cfg->hold_loops, outside = b->cfg->wait_loops;
 	struct rusage r0, r1;
+	struct timespec c0, c1;
 	uint64_t i = 0, maxw = 0, sumw = 0;
 	const bool timed = b->cfg->iterations == 0;
 
@@ -103,6 +104,7 @@ static void *worker(void *arg)
 	if (w->err)
 		return NULL;
 	getrusage(RUSAGE_THREAD, &r0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	w->t_start = fl_now_ns();
 	for (;;) {
 		uint64_t t0, t1;
@@ -126,7 +128,10 @@ static void *worker(void *arg)
 		i++;
 	}
 	w->t_end = fl_now_ns();
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	getrusage(RUSAGE_THREAD, &r1);
+	w->cpu_s = (double)(c1.tv_sec - c0.tv_sec) +
+		   (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 	w->iters = i;
 	w->max_wait_cyc = maxw;
 	w->sum_wait_cyc = sumw;
@@ -243,6 +248,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			res->total.unlock_syscalls += x->c.unlock_syscalls;
 			res->user_s += x->user_s;
 			res->sys_s += x->sys_s;
+			res->cpu_s += x->cpu_s;
 			if (x->max_wait_cyc > maxw)
 				maxw = x->max_wait_cyc;
 			sumw += x->sum_wait_cyc;
@@ -265,8 +271,8 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	res->elapsed_s = tmax > tmin ? (double)(tmax - tmin) / 1e9 : 0.0;
 	res->kiter_s = res->elapsed_s > 0 ?
 		(double)res->iterations / res->elapsed_s / 1e3 : 0.0;
-	res->kiter_per_cpu_s = res->user_s + res->sys_s > 0 ?
-		(double)res->iterations / (res->user_s + res->sys_s) / 1e3 : 0.0;
+	res->kiter_per_cpu_s = res->cpu_s > 0 ?
+		(double)res->iterations / res->cpu_s / 1e3 : 0.0;
 	res->protected_counter = b->protected_counter;
 	res->mutex_ok = b->protected_counter == res->iterations &&
 			res->total.lock_calls == res->iterations &&

@@ -3,7 +3,15 @@
 #include "futexlock.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+
+const char *fl_kstats_path(void)
+{
+	const char *p = getenv("FUTEXLOCK_KSTATS");
+
+	return p && *p ? p : FL_KSTATS_PATH;
+}
 
 int fl_kstats_read(struct fl_kstats *k)
 {
@@ -11,7 +19,7 @@ int fl_kstats_read(struct fl_kstats *k)
 	FILE *f;
 
 	k->n = -1;
-	f = fopen(FL_KSTATS_PATH, "r");
+	f = fopen(fl_kstats_path(), "r");
 	if (!f)
 		return -1;
 	k->n = 0;

@@ -123,6 +123,15 @@ check "--json-file output parses with python3 -m json.tool" \
 cmp_json() { "$PY" tests/json_vs_text.py "$TMP/run.txt" "$TMP/run.json" 3 4000; }
 check "--json numbers equal the text numbers of the same runs" cmp_json
 
+# kernel stats: a fake debugfs file stands in for the patched kernel's
+printf 'lock_slow: 3\nspin_success: 4\n' >"$TMP/kstats"
+FUTEXLOCK_KSTATS=$TMP/kstats "$FL" -m spin -i 500 -t 2 -d 10 -w 10 \
+	--json-file "$TMP/ks.json" >"$TMP/ks.txt" 2>&1
+check "kernel stats deltas printed and in JSON (fake stats file)" \
+	grep -q "^kernel stats ($TMP/kstats, delta): lock_slow=0 spin_success=0$" "$TMP/ks.txt"
+check "kernel stats: JSON equals text" \
+	"$PY" tests/json_vs_text.py "$TMP/ks.txt" "$TMP/ks.json" 1 500
+
 "$FL" --compare -r 2 -i 400 -t 2 -d 10 -w 10 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
 cmp_ok() {
 	"$PY" - "$TMP/cmp.json" "$have_fl" <<'PYEOF'
