@@ -69,6 +69,13 @@ static inline void tid_lock(struct fl_lock *l, struct fl_counters *c,
 		fl_die(opname, errno);
 	}
 	atomic_thread_fence(memory_order_acquire);
+	/* the kernel said we own it: the word must name us (cheap, slow path only) */
+	exp = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if ((exp & FUTEX_TID_MASK) != tid) {
+		fprintf(stderr, "futexlock: %s returned 0 but the futex word is 0x%08x, not tid %u\n",
+			opname, exp, tid);
+		abort();
+	}
 }
 
 static inline void tid_unlock(struct fl_lock *l, struct fl_counters *c,
