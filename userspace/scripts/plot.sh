@@ -4,7 +4,7 @@
 # draw with gnuplot (Debian gnuplot-nox; python3 stdlib prepares the data):
 #   matrix-<label>-winner.svg/.png    which lock wins where (threads x hold,
 #                                     one panel per outside-loop value)
-#   matrix-<label>-curves.svg         Kiter/s vs threads, one line per lock,
+#   matrix-<label>-curves.svg/.png       Kiter/s vs threads, one line per lock,
 #                                     one panel per (hold, outside)
 #   matrix-<label>-adaptive.svg/.png  FUTEX_LOCK_ADAPTIVE / FUTEX_LOCK ratio
 # Usage: plot.sh [CSV...]
@@ -86,25 +86,27 @@ for w in ws:
                 for t in ths:
                     if (t, h, w, m) in val:
                         f.write("%d %g\n" % (t, val[(t, h, w, m)]))
-P("set terminal svg size %d,%d dynamic font 'sans,10'" % (380 * len(hs), 330 * len(ws)))
-P('set output "%s-curves.svg"' % base)
-P('set multiplot layout %d,%d title "Kiter/s vs threads (median), %s"' % (len(ws), len(hs), env))
-P('unset xrange; unset yrange; set autoscale')
-P('set logscale x 2; set logscale y; set xtics auto; set ytics auto')
-P('set xlabel "threads"; set ylabel "Kiter/s"; set key outside bottom center horizontal font ",8"')
-P('set grid')
-for w in ws:
-    for h in hs:
-        P('set title "hold %d, outside %d"' % (h, w))
-        parts = []
-        for m in modes:
-            fn = os.path.join(tmp, "c-%d-%d-%s.dat" % (w, h, m))
-            if os.path.getsize(fn):
-                parts.append('"%s" using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb "%s" title "%s"' % (fn, col[m], m))
-        if parts:
-            P("plot " + ", ".join(parts))
-P('unset multiplot')
-P('unset logscale; unset grid')
+for term, ext in (("svg size %d,%d dynamic font 'sans,10'", "svg"),
+                  ("pngcairo size %d,%d font 'sans,9'", "png")):
+    P("set terminal " + term % (380 * len(hs), 330 * len(ws)))
+    P('set output "%s-curves.%s"' % (base, ext))
+    P('set multiplot layout %d,%d title "Kiter/s vs threads (median), %s"' % (len(ws), len(hs), env))
+    P('unset xrange; unset yrange; set autoscale')
+    P('set logscale x 2; set logscale y; set xtics auto; set ytics auto')
+    P('set xlabel "threads"; set ylabel "Kiter/s"; set key outside bottom center horizontal font ",8"')
+    P('set grid')
+    for w in ws:
+        for h in hs:
+            P('set title "hold %d, outside %d"' % (h, w))
+            parts = []
+            for m in modes:
+                fn = os.path.join(tmp, "c-%d-%d-%s.dat" % (w, h, m))
+                if os.path.getsize(fn):
+                    parts.append('"%s" using 1:2 with linespoints lw 2 pt 7 ps 0.5 lc rgb "%s" title "%s"' % (fn, col[m], m))
+            if parts:
+                P("plot " + ", ".join(parts))
+    P('unset multiplot')
+    P('unset logscale; unset grid')
 # ---- adaptive / futex_lock ratio ----
 have = any(k[3] == "adaptive" for k in val) and any(k[3] == "futex_lock" for k in val)
 if have:
