@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# futex-lock: build the patched 6.12 kernel, boot it under QEMU, run the
+# futex_lock comparison (make run) or every test (make check).
+# "make help" lists the targets.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+.DEFAULT_GOAL := help
+
+REPO    := $(CURDIR)
+BUILD   := $(REPO)/build
+TARBALL ?= /usr/src/linux-source-6.12.tar.xz
+KSRC    := $(BUILD)/linux-source-6.12
+# base: the kernel benchmarks run on; debug: base + lockdep etc., for tests
+FLAVOUR ?= base
+KOUT     = $(BUILD)/kbuild-$(FLAVOUR)
+BZIMAGE  = $(KOUT)/arch/x86/boot/bzImage
+JOBS    ?= $(shell echo $$(( $$(nproc) + 1 )))
+SMP     ?= 2
+MEM     ?= 2048
+VM_TIMEOUT ?= 1200
+ACCEL   ?= auto
+export CCACHE_DIR ?= $(HOME)/.cache/ccache
+
+VM      := tools/testing/vm
+VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
+	   $(VM)/vm-run --smp $(SMP) --mem $(MEM) --accel $(ACCEL) --timeout $(VM_TIMEOUT)
+KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" -j$(JOBS)
+SELFTESTS := tools/testing/selftests/futex_lock
+
+DEB_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
+	    xz-utils perl git python3 kmod procps qemu-system-x86 \
+	    linux-source-6.12 gnuplot-nox linux-perf
+
+# Run $(1) in the guest if the file exists, else say plainly it is missing.
+define guest_or_missing
+	if [ -x $(1) ]; then $(VMRUN) -- $(1) $(2); \
+	else echo "$(1): not there yet (nothing run)"; fi
+endef
+
+.PHONY: help deps kernel kernel-src kernel-config userspace module selftests \
+	vm run check check-host check-vm check-harness checkpatch lockcmp \
+	matrix clean distclean
+
+help:
+	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
+	@echo
+	@echo "  make run        set-up, build the patched kernel, boot it, print the futex_lock comparison"
+	@echo "  make check      set-up and every test (host, kselftests + module in the VM)"
+	@echo
+	@echo "  make deps       install the Debian packages needed (apt-get, idempotent)"
+	@echo "  make kernel     unpack linux-source-6.12, apply patches/series, build bzImage (FLAVOUR=$(FLAVOUR))"
+	@echo "  make userspace  build userspace/ (futex_lock and the benchmarks)"
+	@echo "  make module     build the kernel/ test module against the built kernel"
+	@echo "  make selftests  build tools/testing/selftests/futex_lock and upstream futex selftests"
+	@echo "  make vm CMD=... boot the kernel and run CMD in the guest (SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL))"
+	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
+	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
+	@echo "  make checkpatch scripts/checkpatch.pl --strict on patches/ and kernel/"
+	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
+	@echo "  make distclean  remove build/ entirely"
+	@echo
+	@echo "Variables: FLAVOUR=base|debug (check uses debug), JOBS=$(JOBS), SMP, MEM, ACCEL=auto|tcg|kvm, VM_TIMEOUT"
+
+deps:
+	@$(VM)/install-deps $(DEB_PKGS)
+
+kernel-src: deps
+	@mkdir -p $(BUILD)
+	@$(VM)/prepare-kernel $(TARBALL) $(KSRC) $(REPO)/patches
+
+# tinyconfig + fragments; redone only when a fragment is newer than .config.
+$(BUILD)/kbuild-%/.config: $(VM)/configs/base.config $(VM)/configs/debug.config
+	@mkdir -p $(@D)
+	@echo "kernel: configuring $* (tinyconfig + $(VM)/configs/base.config$(if $(filter debug,$*), + debug.config))"
+	@$(MAKE) -s -C $(KSRC) O=$(@D) ARCH=x86_64 tinyconfig >/dev/null
+	@cd $(KSRC) && scripts/kconfig/merge_config.sh -m -O $(@D) $(@D)/.config \
+		$(REPO)/$(VM)/configs/base.config \
+		$(if $(filter debug,$*),$(REPO)/$(VM)/configs/debug.config) >$(@D)/merge_config.log
+	@$(MAKE) -s -C $(KSRC) O=$(@D) ARCH=x86_64 olddefconfig >/dev/null
+
+kernel-config: kernel-src
+	@$(MAKE) --no-print-directory $(KOUT)/.config
+
+kernel: kernel-config
+	@echo "kernel: building $(FLAVOUR) flavour in $(KOUT) (make -j$(JOBS), ccache)"
+	@start=$$SECONDS; $(KMAKE) -s bzImage modules_prepare headers; \
+		echo "kernel: $$(cat $(KOUT)/include/config/kernel.release) $(FLAVOUR) ready in $$((SECONDS - start)) s: $(BZIMAGE)"
+
+userspace: deps
+	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace; \
+	else echo "userspace/: not there yet"; fi
+
+module: kernel
+	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel KOUT=$(KOUT); \
+	else echo "kernel/: test module not there yet"; fi
+
+selftests: kernel
+	@if [ -f $(SELFTESTS)/Makefile ]; then \
+		$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC) KOUT=$(KOUT) OUTPUT=$(BUILD)/selftests/futex_lock; \
+	else echo "$(SELFTESTS): not there yet"; fi
+
+vm: kernel
+	@[ -n "$(CMD)" ] || { echo "usage: make vm CMD='command to run in the guest'"; exit 2; }
+	@$(VMRUN) -- bash -c '$(CMD)'
+
+# The main job: the futex_lock comparison on the patched (non-debug) kernel.
+run: FLAVOUR = base
+run: kernel userspace
+	@$(call guest_or_missing,userspace/scripts/compare.sh)
+
+lockcmp: FLAVOUR = base
+lockcmp: module
+	@$(call guest_or_missing,tools/testing/lockcmp/lockcmp,--insmod kernel/lockcmp.ko)
+
+matrix: FLAVOUR = base
+matrix: kernel userspace
+	@$(call guest_or_missing,userspace/scripts/matrix.sh)
+	@if [ -x userspace/scripts/plot.sh ]; then userspace/scripts/plot.sh; fi
+
+# Every test, on the debug kernel (lockdep, atomic-sleep checks).
+check: FLAVOUR = debug
+# Each step stops make on failure; the last line counts the suites that ran.
+check: check-host check-harness checkpatch check-vm
+	@echo "check: kernel $$(cat $(KOUT)/include/config/kernel.release) ($(FLAVOUR) flavour) from $(notdir $(TARBALL))"
+	@echo "check: $$((3 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
+
+check-host: userspace
+	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace check; \
+	else echo "userspace/: no host tests yet"; fi
+
+check-harness: kernel
+	@$(VM)/tests/harness-test $(BZIMAGE)
+
+checkpatch: kernel-src
+	@$(VM)/checkpatch-all $(KSRC)
+
+check-vm: kernel module selftests userspace
+	@rm -f $(BUILD)/vm/guest-check.passed
+	@$(VMRUN) -- $(VM)/guest-check
+	@test -s $(BUILD)/vm/guest-check.passed
+
+clean:
+	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm
+	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
+	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel clean KOUT=$(KOUT) 2>/dev/null || true; fi
+
+distclean: clean
+	@rm -rf $(BUILD)
