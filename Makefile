@@ -26,7 +26,8 @@ export CCACHE_DIR ?= $(HOME)/.cache/ccache
 VM      := tools/testing/vm
 VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
 	   $(VM)/vm-run --smp $(SMP) --mem $(MEM) --accel $(ACCEL) --timeout $(VM_TIMEOUT)
-KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" -j$(JOBS)
+# LOCALVERSION= (empty, but set) stops setlocalversion adding "+" for the git tree.
+KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" LOCALVERSION= -j$(JOBS)
 SELFTESTS := tools/testing/selftests/futex_lock
 
 DEB_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
@@ -81,7 +82,7 @@ $(BUILD)/kbuild-%/.config: $(VM)/configs/base.config $(VM)/configs/debug.config
 	@$(MAKE) -s -C $(KSRC) O=$(@D) ARCH=x86_64 olddefconfig >/dev/null
 
 kernel-config: kernel-src
-	@$(MAKE) --no-print-directory $(KOUT)/.config
+	@$(MAKE) -s --no-print-directory $(KOUT)/.config
 
 kernel: kernel-config
 	@echo "kernel: building $(FLAVOUR) flavour in $(KOUT) (make -j$(JOBS), ccache)"
