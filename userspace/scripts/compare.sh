@@ -4,18 +4,20 @@
 # `futex_lock -i N` and `futex_lock -a -i N` (256 threads as in the RFC,
 # RFC delays 1000/10000), the --compare table of every lock, and
 # `perf stat` per mode when a working perf exists.
-# Sizes (env): FL_RUN_ITER (RFC runs, default 20000), FL_CMP_ITER (default
-# 20000), FL_CMP_THREADS (8), FL_CMP_REPEAT (3), FL_PERF_ITER (10000).
-# Tuned for ~2-4 minutes under QEMU TCG at -smp 2; figures from an
-# emulator are only comparable as ratios within one run.
+# Sizes (env): FL_RUN_ITER (RFC runs, default 20000); the tables are
+# time-bounded so a slow mode cannot blow the budget: FL_CMP_DURATION (2 s
+# per run), FL_CMP_THREADS ("8 256"), FL_CMP_REPEAT (3), FL_PERF_DURATION
+# (2 s), FL_PERF_THREADS (8). About 3 minutes under QEMU TCG at -smp 2;
+# figures from an emulator are only comparable as ratios within one run.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 FL=$REPO/userspace/build/futex_lock
 N=${FL_RUN_ITER:-20000}
-CN=${FL_CMP_ITER:-20000}
-CT=${FL_CMP_THREADS:-8}
+CD=${FL_CMP_DURATION:-2}
+CT=${FL_CMP_THREADS:-"8 256"}
 CR=${FL_CMP_REPEAT:-3}
-PN=${FL_PERF_ITER:-10000}
+PD=${FL_PERF_DURATION:-2}
+PT=${FL_PERF_THREADS:-8}
 rc=0
 t0=$SECONDS
 
@@ -31,9 +33,11 @@ for a in "" "-a"; do
 	"$FL" $a -i "$N" || rc=1
 done
 
-echo
-echo "# futex_lock --compare -i $CN -t $CT -r $CR"
-"$FL" --compare -i "$CN" -t "$CT" -r "$CR" || rc=1
+for t in $CT; do
+	echo
+	echo "# futex_lock --compare --duration $CD -t $t -r $CR     (-d 1000 -w 10000)"
+	"$FL" --compare --duration "$CD" -t "$t" -r "$CR" || rc=1
+done
 
 echo
 perf=
@@ -47,19 +51,21 @@ done
 if [ -z "$perf" ]; then
 	echo "# perf stat: skipped (no working perf binary for $(uname -r))"
 else
-	echo "# perf stat -e task-clock,context-switches,cpu-migrations ($perf), futex_lock -m MODE -i $PN -t $CT"
-	printf '%-17s %14s %14s %14s %10s\n' mode task-clock-ms ctx-switches migrations Kiter/s
+	echo "# perf stat -e task-clock,context-switches,cpu-migrations ($perf), futex_lock -m MODE --duration $PD -t $PT"
+	printf '%-17s %14s %14s %14s %10s %14s\n' mode task-clock-ms ctx-switches migrations Kiter/s ctxsw/Kiter
 	for m in futex_lock adaptive pi waitwake waitwake-spin pthread pthread-adaptive spin; do
 		if ! out=$("$perf" stat -x, -e task-clock,context-switches,cpu-migrations \
-				"$FL" -m "$m" -i "$PN" -t "$CT" 2>&1); then
+				"$FL" -m "$m" --duration "$PD" -t "$PT" 2>&1); then
 			printf '%-17s %14s\n' "$m" unavailable
 			continue
 		fi
 		tc=$(awk -F, '$3=="task-clock"{printf "%.1f",$1}' <<<"$out")
 		cs=$(awk -F, '$3=="context-switches"{print $1}' <<<"$out")
 		mg=$(awk -F, '$3=="cpu-migrations"{print $1}' <<<"$out")
-		kr=$(sed -n 's/^Result: \([0-9]*\) Kiter\/s$/\1/p' <<<"$out")
-		printf '%-17s %14s %14s %14s %10s\n' "$m" "$tc" "$cs" "$mg" "$kr"
+		kr=$(sed -n 's/^elapsed: .*(\([0-9.]*\) Kiter\/s)$/\1/p' <<<"$out")
+		it=$(sed -n 's/^lock calls: \([0-9]*\)$/\1/p' <<<"$out")
+		cpk=$(awk -v c="$cs" -v i="$it" 'BEGIN{ if (i > 0) printf "%.1f", 1000 * c / i; else print "-" }')
+		printf '%-17s %14s %14s %14s %10s %14s\n' "$m" "$tc" "$cs" "$mg" "$kr" "$cpk"
 	done
 fi
 echo
