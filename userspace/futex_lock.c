@@ -364,7 +364,7 @@ static void json_num(double v)
 	if (v != v || v > 1e300 || v < -1e300)
 		fprintf(jout, "null");
 	else
-		fprintf(jout, "%.6g", v);
+		fprintf(jout, "%.10g", v);
 }
 
 static void json_run(const struct run *run, const char *ind)

@@ -25,6 +25,8 @@ echo "# $("$FL" --probe)"
 # --- lock implementations (C test program, its TAP lines folded in) ---
 req=
 [ "${FL_REQUIRE_FUTEX_LOCK:-0}" = 1 ] && req=--require-futex-lock
+"$B/test_locks" $req >"$TMP/tl.out" 2>&1
+echo "# test_locks exit $?" >>"$TMP/tl.out"
 while IFS= read -r line; do
 	case "$line" in
 	"ok "*"# SKIP"*) skp "test_locks: ${line#ok * - }" ;;
@@ -32,7 +34,7 @@ while IFS= read -r line; do
 	"not ok "*)      nok "test_locks: ${line#not ok * - }" ;;
 	"#"*)            echo "$line" ;;
 	esac
-done < <("$B/test_locks" $req 2>&1; echo "# test_locks exit $?")
+done < "$TMP/tl.out"
 
 # --- CLI: bad arguments exit 2 with the usage text ---
 bad() {
@@ -104,7 +106,7 @@ check "-i 1000 -t 7: remainder 6 goes to the first threads" \
 out=$("$FL" -m $m -i 5000 -t 4 -d 10 -w 100 2>&1)
 fmt_ok() {
 	local -a L
-	mapfile -t L < <(head -7 <<<"$out")
+	mapfile -t L <<<"$(head -7 <<<"$out")"
 	[[ ${L[0]} =~ ^futex_lock:\ Measure\ [a-zA-Z_-]+\ operations\ per\ second$ ]] &&
 	[[ ${L[1]} =~ ^Arguments:\ iterations=5000\ threads=4\ adaptive=0 ]] &&
 	[[ ${L[2]} =~ ^Result:\ [0-9]+\ Kiter/s$ ]] &&

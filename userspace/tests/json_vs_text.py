@@ -51,3 +51,6 @@ if __name__ == "__main__":
     except AssertionError as e:
         print("# mismatch:", e)
         sys.exit(1)
+    except (OSError, ValueError, KeyError, AttributeError) as e:
+        print("# cannot compare:", type(e).__name__, e)
+        sys.exit(1)
