@@ -17,8 +17,8 @@ N=${FL_VM_ITER:-20000}
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 n=0 pass=0 fail=0
-ok()  { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $*"; }
-nok() { n=$((n+1)); fail=$((fail+1)); echo "not ok $n - $*"; }
+ok()  { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $* [$((SECONDS - t0))s]"; }
+nok() { n=$((n+1)); fail=$((fail+1)); echo "not ok $n - $* [$((SECONDS - t0))s]"; }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 t0=$SECONDS
 
@@ -86,7 +86,7 @@ check "futex_lock -a -i 25600 (256 threads, no delays) exact and mutually exclus
 	-a -n "$(grep -x 'mutual exclusion: ok (protected counter 25600)' <<<"$out")"
 
 # --compare: no mode unavailable on the patched kernel
-out=$(timeout 120 "$FL" --compare -r 1 -i 2000 -t 4 -d 100 -w 1000 2>&1); rc=$?
+out=$(timeout 120 "$FL" --compare -r 1 --duration 0.5 -t 4 -d 100 -w 1000 2>&1); rc=$?
 printf '%s\n' "$out" | sed 's/^/# /'
 check "--compare runs all 8 modes on the patched kernel" \
 	test $rc -eq 0 -a "$(grep -cE '^(futex_lock|adaptive|pi|waitwake|waitwake-spin|pthread|pthread-adaptive|spin) +[0-9]' <<<"$out")" = 8
