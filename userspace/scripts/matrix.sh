@@ -64,11 +64,8 @@ for w in $OUTS; do
 				echo "matrix: cell threads=$t hold=$h outside=$w failed:" >&2
 				cat "$tmp/err" >&2
 			fi
-			best=$("$PY" -c 'import json,sys
-s=[m for m in json.load(open(sys.argv[1]))["summary"] if m.get("runs")]
-b=max(s,key=lambda m:m["median_kiter_s"]); print(b["mode"], "%.1f" % b["median_kiter_s"])' "$f" 2>/dev/null)
-			printf '[%3d/%d %4ds] threads=%-3s hold=%-5s outside=%-5s best: %s\n' \
-				"$i" "$ncell" $((SECONDS - t0)) "$t" "$h" "$w" "$best"
+			printf '[%3d/%d %4ds] threads=%-3s hold=%-5s outside=%-5s\n' \
+				"$i" "$ncell" $((SECONDS - t0)) "$t" "$h" "$w"
 		done
 	done
 done

@@ -41,7 +41,15 @@ val = {}
 for r in rows:
     if r["median_kiter_s"]:
         val[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]), r["mode"])] = float(r["median_kiter_s"])
-env = "QEMU TCG emulation: compare ratios only" if label.startswith("vm-tcg") else label
+env = label
+try:
+    import json
+    meta = json.load(open(base + ".json"))["meta"]
+    env = "%s: %s, %s x %s, kernel %s, %s" % (label, meta["environment"], meta["cpu"],
+                                         meta["ncpus"], meta["kernel"], meta["date"])
+except (OSError, ValueError, KeyError):
+    pass
+env = env.replace("_", "\\_")
 out = []
 P = out.append
 P('set encoding utf8')
