@@ -408,23 +408,24 @@ static bool lockcmp_ctl_should_end(struct lockcmp_run *run)
 static int lockcmp_ctl_fn(void *arg)
 {
 	struct lockcmp_run *run = arg;
-	unsigned long deadline, now;
 	const char *status = "ok";
+	ktime_t deadline, now, end;
+	unsigned long left;
 	unsigned int i;
-	ktime_t end;
 
 	run->start = ktime_get();
+	deadline = ktime_add_ms(run->start, run->p.duration_ms);
 	for (i = 0; i < run->p.threads; i++)
 		wake_up_process(run->workers[i]->task);
 
-	deadline = jiffies + msecs_to_jiffies(run->p.duration_ms);
+	/* ktime, not jiffies: the wall time must not come out shorter. */
 	for (;;) {
-		now = jiffies;
-		if (!time_before(now, deadline))
+		now = ktime_get();
+		if (ktime_compare(now, deadline) >= 0)
 			break;
+		left = nsecs_to_jiffies(ktime_to_ns(ktime_sub(deadline, now))) + 1;
 		wait_event_interruptible_timeout(run->ctl_wq,
-						 lockcmp_ctl_should_end(run),
-						 deadline - now);
+						 lockcmp_ctl_should_end(run), left);
 		if (lockcmp_ctl_should_end(run)) {
 			status = "aborted";
 			break;
