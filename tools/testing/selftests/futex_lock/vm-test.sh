@@ -14,7 +14,7 @@ n=0
 
 # run NAME CMD...: one TAP line for CMD.  The upstream futex tests use
 # fixed sleeps (e.g. futex_requeue waits 10ms for 10 threads to block), which
-# a loaded TCG guest does not always honour: they get up to 3 attempts
+# a loaded TCG guest does not always honour: they get up to 5 attempts
 # (RETRIES); our own test runs once.
 run() {
 	local name=$1 rc try
@@ -47,7 +47,7 @@ run futex_lock_test "$BIN/futex_lock_test"
 [ -d "$UP" ] || { echo "not ok $((n + 1)) upstream-futex # missing $UP"; exit 1; }
 # some upstream tests create files in the cwd: use the guest's tmpfs
 cd "${TMPDIR:-/tmp}" || exit 1
-RETRIES=3
+RETRIES=5
 run futex_requeue_pi "$UP"/futex_requeue_pi
 run futex_requeue_pi_bl_t5000 "$UP"/futex_requeue_pi -b -l -t 5000
 run futex_requeue_pi_o "$UP"/futex_requeue_pi -o
