@@ -32,7 +32,7 @@ SELFTESTS := tools/testing/selftests/futex_lock
 
 DEB_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
 	    xz-utils perl git python3 kmod procps qemu-system-x86 \
-	    linux-source-6.12 gnuplot-nox linux-perf
+	    linux-source-6.12 gnuplot-nox linux-perf python3-ply
 
 # Run $(1) in the guest if the file exists, else say plainly it is missing.
 define guest_or_missing
