@@ -42,7 +42,7 @@ endef
 
 .PHONY: help deps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-harness checkpatch lockcmp \
-	matrix clean distclean
+	matrix patches-export clean distclean
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -59,6 +59,7 @@ help:
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
 	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
 	@echo "  make checkpatch scripts/checkpatch.pl --strict on patches/ and kernel/"
+	@echo "  make patches-export  write the commits base..futex-lock of build/linux-source-6.12 to patches/"
 	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
 	@echo "  make distclean  remove build/ entirely"
 	@echo
@@ -133,6 +134,9 @@ check-host: userspace
 
 check-harness: kernel
 	@$(VM)/tests/harness-test $(BZIMAGE)
+
+patches-export:
+	@$(VM)/export-patches $(KSRC) $(REPO)/patches
 
 checkpatch: kernel-src
 	@$(VM)/checkpatch-all $(KSRC)
