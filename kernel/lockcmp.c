@@ -147,6 +147,8 @@ struct lockcmp_run {
 	wait_queue_head_t done_wq;
 	wait_queue_head_t ctl_wq;
 	ktime_t start;
+	ktime_t deadline;		/* workers leave their loop after it */
+	ktime_t drained;		/* the last worker left its loop */
 
 	struct task_struct *ctl;
 	struct lockcmp_worker **workers;
@@ -244,8 +246,14 @@ static int lockcmp_worker_fn(void *arg)
 	u64 wait;
 	ktime_t t;
 
+	/*
+	 * Each worker watches the deadline itself: with many CPU-bound
+	 * threads on PREEMPT_NONE the controller may get a CPU late.
+	 */
 	while (!READ_ONCE(run->stop)) {
 		t = ktime_get();
+		if (ktime_compare(t, run->deadline) >= 0)
+			break;
 		lockcmp_lock(run);
 		wait = ktime_to_ns(ktime_sub(ktime_get(), t));
 		lockcmp_work(run->shared, run->p.lines, run->p.hold, &spos);
@@ -263,8 +271,10 @@ static int lockcmp_worker_fn(void *arg)
 	w->nvcsw = current->nvcsw - nvcsw;
 	w->nivcsw = current->nivcsw - nivcsw;
 
-	if (atomic_inc_return(&run->done) == run->p.threads)
+	if (atomic_inc_return(&run->done) == run->p.threads) {
+		run->drained = ktime_get();
 		wake_up(&run->done_wq);
+	}
 
 	/* Sleep until the controller collects us with kthread_stop(). */
 	set_current_state(TASK_INTERRUPTIBLE);
@@ -352,6 +362,10 @@ static void lockcmp_report(struct lockcmp_run *run, const char *status, u64 wall
 	seq_buf_printf(&s, "delay: %u\n", run->p.delay);
 	seq_buf_printf(&s, "lines: %u\n", run->p.lines);
 	seq_buf_printf(&s, "wall_ns: %llu\n", wall_ns);
+	seq_buf_printf(&s, "overrun_ns: %lld\n",
+		       max_t(s64, 0, ktime_to_ns(ktime_sub(run->drained, run->deadline))));
+	seq_buf_printf(&s, "reap_ns: %lld\n",
+		       ktime_to_ns(ktime_sub(ktime_add_ns(run->start, wall_ns), run->drained)));
 	seq_buf_printf(&s, "loops: %llu\n", loops);
 	seq_buf_printf(&s, "min_thread_loops: %llu\n", run->p.threads ? min_loops : 0);
 	seq_buf_printf(&s, "protected_count: %llu\n", run->protected_count);
@@ -413,8 +427,17 @@ static int lockcmp_ctl_fn(void *arg)
 	unsigned long left;
 	unsigned int i;
 
+	/*
+	 * The workers have not run their function yet, but they did run
+	 * kthread() up to its first sleep: that runtime is before the
+	 * window, so take it as the baseline.
+	 */
+	for (i = 0; i < run->p.threads; i++)
+		run->workers[i]->runtime_ns =
+			READ_ONCE(run->workers[i]->task->se.sum_exec_runtime);
 	run->start = ktime_get();
 	deadline = ktime_add_ms(run->start, run->p.duration_ms);
+	run->deadline = deadline;
 	for (i = 0; i < run->p.threads; i++)
 		wake_up_process(run->workers[i]->task);
 
@@ -444,7 +467,7 @@ static int lockcmp_ctl_fn(void *arg)
 
 		kthread_stop(w->task);
 		/* The task is dead: its runtime is final. */
-		w->runtime_ns = w->task->se.sum_exec_runtime;
+		w->runtime_ns = w->task->se.sum_exec_runtime - w->runtime_ns;
 		put_task_struct(w->task);
 		w->task = NULL;
 	}

@@ -195,6 +195,7 @@ except Exception as e:
     bad.append("%s: %r" % (text_path, e))
 
 keys = ("run status type threads online_cpus duration_ms hold delay lines wall_ns "
+        "overrun_ns reap_ns "
         "loops min_thread_loops protected_count loops_per_sec runtime_ns "
         "cpu_util_ppm cpu_util_pct loops_per_sec_per_pct_cpu nvcsw nivcsw "
         "max_wait_ns avg_wait_ns").split() + list(lc.LIST_KEYS)
