@@ -22,6 +22,9 @@ MEM     ?= 2048
 VM_TIMEOUT ?= 1200
 ACCEL   ?= auto
 export CCACHE_DIR ?= $(HOME)/.cache/ccache
+# Paths below build/ are hashed relative to it, so a second clone (CI's
+# fresh clone on the same machine) hits the same cache entries.
+export CCACHE_BASEDIR ?= $(BUILD)
 
 VM      := tools/testing/vm
 VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
