@@ -149,6 +149,7 @@ struct lockcmp_run {
 	ktime_t start;
 	ktime_t deadline;		/* workers leave their loop after it */
 	ktime_t drained;		/* the last worker left its loop */
+	u64 reap_ns;			/* then until all workers exited */
 
 	struct task_struct *ctl;
 	struct lockcmp_worker **workers;
@@ -364,8 +365,7 @@ static void lockcmp_report(struct lockcmp_run *run, const char *status, u64 wall
 	seq_buf_printf(&s, "wall_ns: %llu\n", wall_ns);
 	seq_buf_printf(&s, "overrun_ns: %lld\n",
 		       max_t(s64, 0, ktime_to_ns(ktime_sub(run->drained, run->deadline))));
-	seq_buf_printf(&s, "reap_ns: %lld\n",
-		       ktime_to_ns(ktime_sub(ktime_add_ns(run->start, wall_ns), run->drained)));
+	seq_buf_printf(&s, "reap_ns: %llu\n", run->reap_ns);
 	seq_buf_printf(&s, "loops: %llu\n", loops);
 	seq_buf_printf(&s, "min_thread_loops: %llu\n", run->p.threads ? min_loops : 0);
 	seq_buf_printf(&s, "protected_count: %llu\n", run->protected_count);
@@ -426,6 +426,7 @@ static int lockcmp_ctl_fn(void *arg)
 	ktime_t deadline, now, end;
 	unsigned long left;
 	unsigned int i;
+	long drained;
 
 	/*
 	 * The workers have not run their function yet, but they did run
@@ -456,9 +457,21 @@ static int lockcmp_ctl_fn(void *arg)
 	}
 
 	WRITE_ONCE(run->stop, true);
-	if (!wait_event_timeout(run->done_wq,
-				atomic_read(&run->done) == run->p.threads,
-				LOCKCMP_DRAIN_SECS * HZ)) {
+	drained = wait_event_timeout(run->done_wq,
+				     atomic_read(&run->done) == run->p.threads,
+				     LOCKCMP_DRAIN_SECS * HZ);
+	if (drained) {
+		/*
+		 * Every worker has left its loop and is (about to be) asleep:
+		 * runtime up to here is the run's, the exit path is not.
+		 */
+		for (i = 0; i < run->p.threads; i++) {
+			struct lockcmp_worker *w = run->workers[i];
+
+			w->runtime_ns = READ_ONCE(w->task->se.sum_exec_runtime) -
+					w->runtime_ns;
+		}
+	} else {
 		pr_warn("run %u: workers slow to finish, still waiting\n", run->id);
 		status = "slow_drain";
 	}
@@ -467,13 +480,17 @@ static int lockcmp_ctl_fn(void *arg)
 
 		kthread_stop(w->task);
 		/* The task is dead: its runtime is final. */
-		w->runtime_ns = w->task->se.sum_exec_runtime - w->runtime_ns;
+		if (!drained)
+			w->runtime_ns = w->task->se.sum_exec_runtime - w->runtime_ns;
 		put_task_struct(w->task);
 		w->task = NULL;
 	}
 	end = ktime_get();
+	if (!drained)
+		run->drained = end;	/* wall then includes the reaping */
 
-	lockcmp_report(run, status, ktime_to_ns(ktime_sub(end, run->start)));
+	run->reap_ns = ktime_to_ns(ktime_sub(end, run->drained));
+	lockcmp_report(run, status, ktime_to_ns(ktime_sub(run->drained, run->start)));
 	/* Pairs with lockcmp_running(): the results block is visible first. */
 	smp_store_release(&run->finished, true);
 
