@@ -90,7 +90,7 @@ kernel-config: kernel-src
 
 kernel: kernel-config
 	@echo "kernel: building $(FLAVOUR) flavour in $(KOUT) (make -j$(JOBS), ccache)"
-	@start=$$SECONDS; $(KMAKE) -s bzImage modules_prepare headers; \
+	@start=$$SECONDS; $(KMAKE) -s bzImage modules headers; \
 		echo "kernel: $$(cat $(KOUT)/include/config/kernel.release) $(FLAVOUR) ready in $$((SECONDS - start)) s: $(BZIMAGE)"; \
 		echo "kernel: source $(notdir $(TARBALL)) from Debian package linux-source-6.12 $$(dpkg-query -W -f='$${Version}' linux-source-6.12 2>/dev/null), series: $$(git -C $(KSRC) rev-list --count base..HEAD) patch(es)"
 
