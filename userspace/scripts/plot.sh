@@ -67,7 +67,8 @@ for w in ws:
                 m, v = best[0]
                 margin = (v / best[1][1] - 1) * 100 if len(best) > 1 and best[1][1] > 0 else 0
                 rgb = int(col[m][1:], 16)
-                f.write('%d %d %d "%s\\n+%.0f%%"\n' % (xi, yi, rgb, m, margin))
+                # "\\\\_": an underscore, not a subscript, in enhanced text
+                f.write('%d %d %d "%s\\n+%.0f%%"\n' % (xi, yi, rgb, m.replace("_", "\\\\_"), margin))
 def axes():
     P('set xtics (%s)' % ", ".join('"%d" %d' % (t, i) for i, t in enumerate(ths)))
     P('set ytics (%s)' % ", ".join('"%d" %d' % (h, i) for i, h in enumerate(hs)))
