@@ -367,6 +367,19 @@ static void json_num(double v)
 		fprintf(jout, "%.10g", v);
 }
 
+/* "<op>_calls", "<op>_syscalls" and their share (null when not countable). */
+static void json_calls(const char *ind, const char *op, uint64_t calls,
+		       uint64_t syscalls, bool sc)
+{
+	fprintf(jout, ",\n%s \"%s_calls\": %" PRIu64, ind, op, calls);
+	if (sc)
+		fprintf(jout, ", \"%s_syscalls\": %" PRIu64 ", \"%s_syscall_pct\": %.2f",
+			op, syscalls, op, fl_pct(syscalls, calls));
+	else
+		fprintf(jout, ", \"%s_syscalls\": null, \"%s_syscall_pct\": null",
+			op, op);
+}
+
 static void json_run(const struct run *run, const char *ind)
 {
 	const struct fl_bench_result *r = &run->r;
@@ -386,20 +399,8 @@ static void json_run(const struct run *run, const char *ind)
 	fprintf(jout, ", \"kiter_s\": ");
 	json_num(r->kiter_s);
 	fprintf(jout, ", \"result_kiter_s\": %.0f", r->kiter_s);
-	fprintf(jout, ",\n%s \"lock_calls\": %" PRIu64, ind, r->total.lock_calls);
-	if (sc)
-		fprintf(jout, ", \"lock_syscalls\": %" PRIu64 ", \"lock_syscall_pct\": %.2f",
-		       r->total.lock_syscalls,
-		       fl_pct(r->total.lock_syscalls, r->total.lock_calls));
-	else
-		fprintf(jout, ", \"lock_syscalls\": null, \"lock_syscall_pct\": null");
-	fprintf(jout, ",\n%s \"unlock_calls\": %" PRIu64, ind, r->total.unlock_calls);
-	if (sc)
-		fprintf(jout, ", \"unlock_syscalls\": %" PRIu64 ", \"unlock_syscall_pct\": %.2f",
-		       r->total.unlock_syscalls,
-		       fl_pct(r->total.unlock_syscalls, r->total.unlock_calls));
-	else
-		fprintf(jout, ", \"unlock_syscalls\": null, \"unlock_syscall_pct\": null");
+	json_calls(ind, "lock", r->total.lock_calls, r->total.lock_syscalls, sc);
+	json_calls(ind, "unlock", r->total.unlock_calls, r->total.unlock_syscalls, sc);
 	fprintf(jout, ",\n%s \"user_s\": ", ind);
 	json_num(r->user_s);
 	fprintf(jout, ", \"sys_s\": ");
