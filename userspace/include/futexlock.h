@@ -187,6 +187,49 @@ double fl_min(const double *v, size_t n);
 double fl_max(const double *v, size_t n);
 /* (max - min) / median in percent; 0 if median is 0 */
 double fl_spread_pct(const double *v, size_t n);
+/* q-quantile (0..1, linear interpolation) of v; copies, does not sort v */
+double fl_quantile(const double *v, size_t n, double q);
+
+/*
+ * Paired comparison of two modes measured in the same repetitions:
+ * r[i] = x[i] / base[i] for every repetition i where both are > 0; the
+ * figure is the median of r with a 95% percentile-bootstrap interval of
+ * that median (FL_BOOT_RESAMPLES resamples, fixed seed: the same data
+ * always gives the same interval).  verdict compares the interval with
+ * 1.0: FL_FASTER when lo > 1, FL_SLOWER when hi < 1 (for "higher is
+ * better" figures such as Kiter/s), else FL_INDISTINGUISHABLE.
+ */
+#define FL_BOOT_RESAMPLES 2000
+enum fl_verdict { FL_NO_DATA, FL_INDISTINGUISHABLE, FL_FASTER, FL_SLOWER };
+struct fl_ratio_ci {
+	size_t n;		/* pairs used */
+	double median, lo, hi;	/* median ratio and its 95% interval */
+	enum fl_verdict verdict;
+};
+/* Ratios of n pairs; returns 0, or -1 (r->verdict = FL_NO_DATA) if < 2 pairs. */
+int fl_ratio_ci(const double *x, const double *base, size_t n,
+		struct fl_ratio_ci *r);
+/* Same for ratios already formed (r[i] > 0 used, others skipped). */
+int fl_median_ci(const double *ratios, size_t n, struct fl_ratio_ci *r);
+/* "faster", "slower", "indistinguishable" or "-" */
+const char *fl_verdict_name(enum fl_verdict v);
+
+/*
+ * Log-bucket latency histogram (nanoseconds): 8 sub-buckets per power of
+ * two, so any quantile is within 1/8 (12.5%) of the true value; exact
+ * min/max/count/sum.  Each thread fills its own; fl_hist_merge() sums.
+ */
+#define FL_HIST_SUB 8
+#define FL_HIST_BUCKETS (64 * FL_HIST_SUB)
+struct fl_hist {
+	uint64_t count, sum_ns, min_ns, max_ns;
+	uint64_t bucket[FL_HIST_BUCKETS];
+};
+void fl_hist_init(struct fl_hist *h);
+void fl_hist_add(struct fl_hist *h, uint64_t ns);
+void fl_hist_merge(struct fl_hist *into, const struct fl_hist *from);
+/* q in 0..1; the upper edge of the bucket holding the q-th sample (max for q = 1) */
+uint64_t fl_hist_quantile(const struct fl_hist *h, double q);
 
 /* ---- strict argument parsing -------------------------------------------- */
 /*
