@@ -33,17 +33,15 @@ VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
 KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" LOCALVERSION= -j$(JOBS)
 SELFTESTS := tools/testing/selftests/futex_lock
 
-DEB_PKGS := build-essential flex bison bc libelf-dev libssl-dev ccache cpio \
-	    xz-utils perl git python3 kmod procps qemu-system-x86 \
-	    linux-source-6.12 gnuplot-nox linux-perf python3-ply
+# Packages needed for what they hold, not for a command: headers,
+# libraries, the kernel source.  Every command we call, and its package, is
+# listed in $(VM)/commands; "make deps" installs both and checks each
+# command.  "make run" and "make check" then run with PATH = $(TOOLPATH):
+# the commands of a minimal Debian 12 plus that list, nothing else.
+DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12
+TOOLPATH := $(BUILD)/toolpath
 
-# Run $(1) in the guest if the file exists, else say plainly it is missing.
-define guest_or_missing
-	if [ -x $(1) ]; then $(VMRUN) -- $(1) $(2); \
-	else echo "$(1): not there yet (nothing run)"; fi
-endef
-
-.PHONY: help deps kernel kernel-src kernel-config userspace module selftests \
+.PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-base check-harness checkpatch lockcmp \
 	matrix patches-export clean distclean
 
@@ -69,7 +67,10 @@ help:
 	@echo "Variables: FLAVOUR=base|debug (check uses debug), JOBS=$(JOBS), SMP, MEM, ACCEL=auto|tcg|kvm, VM_TIMEOUT"
 
 deps:
-	@$(VM)/install-deps $(DEB_PKGS)
+	@$(VM)/install-deps $(VM)/commands $(DEB_PKGS)
+
+toolpath: deps
+	@$(VM)/toolpath $(VM)/commands $(TOOLPATH)
 
 kernel-src: deps
 	@mkdir -p $(BUILD)
@@ -84,6 +85,8 @@ $(BUILD)/kbuild-%/.config: $(VM)/configs/base.config $(VM)/configs/debug.config
 		$(REPO)/$(VM)/configs/base.config \
 		$(if $(filter debug,$*),$(REPO)/$(VM)/configs/debug.config) >$(@D)/merge_config.log
 	@$(MAKE) -s -C $(KSRC) O=$(@D) ARCH=x86_64 olddefconfig >/dev/null
+	@$(VM)/check-config $@ $(VM)/configs/base.config \
+		$(if $(filter debug,$*),$(VM)/configs/debug.config) || { rm -f $@; exit 1; }
 
 kernel-config: kernel-src
 	@$(MAKE) -s --no-print-directory $(KOUT)/.config
@@ -95,46 +98,51 @@ kernel: kernel-config
 		echo "kernel: source $(notdir $(TARBALL)) from Debian package linux-source-6.12 $$(dpkg-query -W -f='$${Version}' linux-source-6.12 2>/dev/null), series: $$(git -C $(KSRC) rev-list --count base..HEAD) patch(es)"
 
 userspace: deps
-	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace; \
-	else echo "userspace/: not there yet"; fi
+	@$(MAKE) -C userspace
 
 module: kernel
-	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel KOUT=$(KOUT); \
-	else echo "kernel/: test module not there yet"; fi
+	@$(MAKE) -C kernel KOUT=$(KOUT)
 
 selftests: kernel
-	@if [ -f $(SELFTESTS)/Makefile ]; then \
-		$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC) KOUT=$(KOUT) OUTPUT=$(BUILD)/selftests/futex_lock; \
-	else echo "$(SELFTESTS): not there yet"; fi
+	@$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC) KOUT=$(KOUT) OUTPUT=$(BUILD)/selftests/futex_lock
 
 vm: kernel
 	@[ -n "$(CMD)" ] || { echo "usage: make vm CMD='command to run in the guest'"; exit 2; }
 	@$(VMRUN) -- bash -c '$(CMD)'
 
+# The two README commands: set-up with the full PATH (apt-get, dpkg), then
+# everything else with PATH = $(TOOLPATH), so that a command the project
+# does not install fails here and not on a user's fresh machine.
+run check: toolpath
+	@env PATH=$(TOOLPATH) $(MAKE) --no-print-directory $@-steps
+
 # The main job: the futex_lock comparison on the patched (non-debug) kernel.
-run: FLAVOUR = base
-run: kernel userspace
-	@$(call guest_or_missing,userspace/scripts/compare.sh)
+run-steps: FLAVOUR = base
+run-steps: kernel userspace
+	@$(VMRUN) -- userspace/scripts/compare.sh
 
 lockcmp: FLAVOUR = base
 lockcmp: module
-	@$(call guest_or_missing,tools/testing/lockcmp/lockcmp,--insmod kernel/lockcmp.ko)
+	@$(VMRUN) -- tools/testing/lockcmp/lockcmp --insmod kernel/lockcmp.ko
 
 matrix: FLAVOUR = base
 matrix: kernel userspace
-	@$(call guest_or_missing,userspace/scripts/matrix.sh)
-	@if [ -x userspace/scripts/plot.sh ]; then userspace/scripts/plot.sh; fi
+	@$(VMRUN) -- userspace/scripts/matrix.sh
+	@userspace/scripts/plot.sh
 
-# Every test, on the debug kernel (lockdep, atomic-sleep checks).
-check: FLAVOUR = debug
+# Every test, on the debug kernel (full preemption, lockdep, KASAN...).
+check-steps: FLAVOUR = debug
 # Each step stops make on failure; the last line counts the suites that ran.
-check: check-host check-harness checkpatch check-vm check-base
+check-steps: check-commands check-host check-harness checkpatch check-vm check-base
 	@echo "check: kernel $$(cat $(KOUT)/include/config/kernel.release) (debug, and base for the kselftests) from $(notdir $(TARBALL))"
-	@echo "check: $$((4 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
+	@echo "check: $$((5 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
 
 check-host: userspace
-	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace check; \
-	else echo "userspace/: no host tests yet"; fi
+	@$(MAKE) -C userspace check
+
+# The reduced PATH itself is tested: a command outside it must fail.
+check-commands: kernel-src
+	@$(VM)/tests/toolpath-test $(VM)/commands $(TOOLPATH) $(KSRC)
 
 check-harness: kernel
 	@$(VM)/tests/harness-test $(BZIMAGE)
@@ -160,8 +168,8 @@ check-base:
 
 clean:
 	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm
-	@if [ -f userspace/Makefile ]; then $(MAKE) -C userspace clean; fi
-	@if [ -f kernel/Makefile ]; then $(MAKE) -C kernel clean KOUT=$(KOUT) 2>/dev/null || true; fi
+	@$(MAKE) -C userspace clean
+	@$(MAKE) -C kernel clean KOUT=$(KOUT) 2>/dev/null || true
 
 distclean: clean
 	@rm -rf $(BUILD)
