@@ -64,7 +64,7 @@ help:
 	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
 	@echo "  make distclean  remove build/ entirely"
 	@echo
-	@echo "Variables: FLAVOUR=base|debug (check uses debug), JOBS=$(JOBS), SMP, MEM, ACCEL=auto|tcg|kvm, VM_TIMEOUT"
+	@echo "Variables: FLAVOUR=base|debug|kcsan (check uses debug), JOBS=$(JOBS), SMP, MEM, ACCEL=auto|tcg|kvm, VM_TIMEOUT"
 
 deps:
 	@$(VM)/install-deps $(VM)/commands $(DEB_PKGS)
@@ -77,16 +77,16 @@ kernel-src: deps
 	@$(VM)/prepare-kernel $(TARBALL) $(KSRC) $(REPO)/patches
 
 # tinyconfig + fragments; redone only when a fragment is newer than .config.
-$(BUILD)/kbuild-%/.config: $(VM)/configs/base.config $(VM)/configs/debug.config
+# Flavour F = base.config plus configs/F.config when it exists (debug, kcsan).
+flavour_frags = $(VM)/configs/base.config $(wildcard $(VM)/configs/$(1).config)
+$(BUILD)/kbuild-%/.config: $(wildcard $(VM)/configs/*.config)
 	@mkdir -p $(@D)
-	@echo "kernel: configuring $* (tinyconfig + $(VM)/configs/base.config$(if $(filter debug,$*), + debug.config))"
+	@echo "kernel: configuring $* (tinyconfig + $(call flavour_frags,$*))"
 	@$(MAKE) -s -C $(KSRC) O=$(@D) ARCH=x86_64 tinyconfig >/dev/null
 	@cd $(KSRC) && scripts/kconfig/merge_config.sh -m -O $(@D) $(@D)/.config \
-		$(REPO)/$(VM)/configs/base.config \
-		$(if $(filter debug,$*),$(REPO)/$(VM)/configs/debug.config) >$(@D)/merge_config.log
+		$(addprefix $(REPO)/,$(call flavour_frags,$*)) >$(@D)/merge_config.log
 	@$(MAKE) -s -C $(KSRC) O=$(@D) ARCH=x86_64 olddefconfig >/dev/null
-	@$(VM)/check-config $@ $(VM)/configs/base.config \
-		$(if $(filter debug,$*),$(VM)/configs/debug.config) || { rm -f $@; exit 1; }
+	@$(VM)/check-config $@ $(call flavour_frags,$*) || { rm -f $@; exit 1; }
 
 kernel-config: kernel-src
 	@$(MAKE) -s --no-print-directory $(KOUT)/.config
