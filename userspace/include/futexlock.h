@@ -304,4 +304,33 @@ static inline double fl_pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+/* ---- seed write-up benchmarks: lockbench, wakebench, queuebench --------- */
+/* The spin locks of Skarupke (2019), lib/spinlocks.c; not in fl_lock_modes[]. */
+extern const struct fl_lock_ops *const fl_spinlock_modes[];
+extern const size_t fl_spinlock_nmodes;
+/* TEST ONLY: a spin lock that does not exclude (FUTEXLOCK_TEST_BROKEN_LOCK=1) */
+extern const struct fl_lock_ops fl_spinlock_test_broken;
+/* fl_lock_find(), else a spin lock of fl_spinlock_modes[], else NULL */
+const struct fl_lock_ops *fl_lock_find_any(const char *name);
+
+/* lib/seedlib.c */
+int fl_parse_sched(const char *s, enum fl_sched *out);	/* other|fifo|rr */
+const char *fl_sched_name(enum fl_sched s);
+unsigned fl_online_cpus(void);
+/* pin the caller to the idx-th allowed CPU (round-robin), set the policy
+ * (priority min + prio for fifo/rr); 0, else an errno and err[] */
+int fl_thread_setup(unsigned idx, bool pin, enum fl_sched sched, int prio,
+		    char *err, size_t errlen);
+void fl_shuffle(unsigned *v, size_t n, uint64_t *seed);
+/* state letter of one of our threads (/proc/self/task/TID/stat), -1 */
+int fl_task_state(pid_t tid);
+/* 0 once every tid sleeps (S or D), -1 after timeout_ns */
+int fl_wait_asleep(const pid_t *tids, unsigned n, uint64_t timeout_ns);
+void fl_json_str(FILE *f, const char *s);
+void fl_json_ci(FILE *f, const struct fl_ratio_ci *r);	/* null if no data */
+/* "1.02 [0.98,1.05]" or "-" */
+const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len);
+/* "tool": ..., "meta": {cpu, ncpus, kernel, futex_lock} (no braces) */
+void fl_json_meta(FILE *f, const char *tool);
+
 #endif /* FUTEXLOCK_H */

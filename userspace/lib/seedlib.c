@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers shared by the seed write-up benchmarks (lockbench, wakebench,
+ * queuebench): thread placement and policy, the paired-repetition order,
+ * "is this thread asleep", JSON and interval printing.
+ */
+#include "futexlock.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fl_parse_sched(const char *s, enum fl_sched *out)
+{
+	if (!strcmp(s, "other"))
+		*out = FL_SCHED_OTHER;
+	else if (!strcmp(s, "fifo"))
+		*out = FL_SCHED_FIFO;
+	else if (!strcmp(s, "rr"))
+		*out = FL_SCHED_RR;
+	else
+		return -1;
+	return 0;
+}
+
+const char *fl_sched_name(enum fl_sched s)
+{
+	return s == FL_SCHED_FIFO ? "fifo" : s == FL_SCHED_RR ? "rr" :
+	       s == FL_SCHED_OTHER ? "other" : "default";
+}
+
+unsigned fl_online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+int fl_thread_setup(unsigned idx, bool pin, enum fl_sched sched, int prio,
+		    char *err, size_t errlen)
+{
+	int r;
+
+	if (pin) {
+		cpu_set_t allowed, set;
+		unsigned n = 0, want;
+
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+			n = (unsigned)CPU_COUNT(&allowed);
+		if (n) {
+			want = idx % n;
+			CPU_ZERO(&set);
+			for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+				if (!CPU_ISSET(cpu, &allowed))
+					continue;
+				if (want-- == 0) {
+					CPU_SET(cpu, &set);
+					break;
+				}
+			}
+			r = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+			if (r) {
+				snprintf(err, errlen, "pin to CPU: %s", strerror(r));
+				return r;
+			}
+		}
+	}
+	if (sched != FL_SCHED_DEFAULT && sched != FL_SCHED_OTHER) {
+		int pol = sched == FL_SCHED_FIFO ? SCHED_FIFO : SCHED_RR;
+		struct sched_param sp = { 0 };
+
+		sp.sched_priority = sched_get_priority_min(pol) + prio;
+		r = pthread_setschedparam(pthread_self(), pol, &sp);
+		if (r) {
+			snprintf(err, errlen, "set policy %s: %s (needs root or CAP_SYS_NICE)",
+				 fl_sched_name(sched), strerror(r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+void fl_shuffle(unsigned *v, size_t n, uint64_t *seed)
+{
+	for (size_t i = n; i > 1; i--) {
+		size_t j = xorshift(seed) % i;
+		unsigned t = v[i - 1];
+
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+int fl_task_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* comm may hold spaces and parentheses */
+	if (!p || p[1] != ' ' || !p[2])
+		return -1;
+	return (unsigned char)p[2];
+}
+
+int fl_wait_asleep(const pid_t *tids, unsigned n, uint64_t timeout_ns)
+{
+	uint64_t end = fl_now_ns() + timeout_ns;
+
+	for (unsigned i = 0; i < n;) {
+		int s = fl_task_state(tids[i]);
+
+		if (s == 'S' || s == 'D') {
+			i++;
+			continue;
+		}
+		if (fl_now_ns() > end)
+			return -1;
+		sched_yield();
+	}
+	return 0;
+}
+
+void fl_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void fl_json_ci(FILE *f, const struct fl_ratio_ci *r)
+{
+	if (r->verdict == FL_NO_DATA) {
+		fprintf(f, "null");
+		return;
+	}
+	fprintf(f, "{\"n\": %zu, \"median\": %.4f, \"lo\": %.4f, \"hi\": %.4f, \"verdict\": \"%s\"}",
+		r->n, r->median, r->lo, r->hi, fl_verdict_name(r->verdict));
+}
+
+const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len)
+{
+	if (r->verdict == FL_NO_DATA)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2f [%.2f,%.2f]", r->median, r->lo, r->hi);
+	return buf;
+}
+
+void fl_json_meta(FILE *f, const char *tool)
+{
+	char host[128] = "?", cpu[160] = "?", line[256];
+	FILE *c = fopen("/proc/cpuinfo", "r");
+	FILE *k = fopen("/proc/sys/kernel/osrelease", "r");
+	char rel[128] = "?";
+
+	if (c) {
+		while (fgets(line, sizeof(line), c)) {
+			if (!strncmp(line, "model name", 10)) {
+				char *p = strchr(line, ':');
+
+				if (p) {
+					snprintf(cpu, sizeof(cpu), "%s", p + 2);
+					cpu[strcspn(cpu, "\n")] = '\0';
+				}
+				break;
+			}
+		}
+		fclose(c);
+	}
+	if (k) {
+		if (fgets(rel, sizeof(rel), k))
+			rel[strcspn(rel, "\n")] = '\0';
+		fclose(k);
+	}
+	gethostname(host, sizeof(host) - 1);
+	fprintf(f, "\"tool\": ");
+	fl_json_str(f, tool);
+	fprintf(f, ", \"meta\": {\"cpu\": ");
+	fl_json_str(f, cpu);
+	fprintf(f, ", \"ncpus\": %u, \"kernel\": ", fl_online_cpus());
+	fl_json_str(f, rel);
+	fprintf(f, ", \"futex_lock\": %s}", fl_futex_lock_probe(NULL) ? "true" : "false");
+}

@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lockbench - "how long can a lock keep you waiting" (after Skarupke 2019).
+ *
+ * T threads each lock/unlock one lock L times; the whole test repeats R
+ * times.  Test "wait": t0 = now; lock(); wait = now - t0.  Test "idle": the
+ * holder stores now just before unlock(); the next thread that gets the
+ * lock measures the gap (how long a free lock sat idle while wanted).
+ * Every repetition runs every lock type once in a fresh random order, plus
+ * the baseline type a second time (A/A control); ratios to the baseline are
+ * medians of the per-repetition ratios with a 95% bootstrap interval.
+ */
+#include "futexlock.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TYPES 24
+#define MAX_THREADS 1024
+
+enum { TEST_WAIT = 1, TEST_IDLE = 2 };
+
+struct opts {
+	unsigned threads;
+	uint64_t loops;
+	uint64_t reps;		/* 0: per-test default */
+	int tests;
+	const struct fl_lock_ops *types[MAX_TYPES];
+	unsigned ntypes;
+	const struct fl_lock_ops *base;
+	enum fl_sched sched;
+	bool pin, json;
+};
+
+static const char *const default_types[] = {
+	"pthread", "terrible_spinlock", "spinlock_amd", "spinlock",
+	"ticket_spinlock", "waitwake", "futex_lock", "adaptive", "pi",
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: lockbench [options]\n"
+"Longest wait / longest idle of a contended lock (Skarupke 2019, on Linux).\n"
+"  -t, --threads N   threads (default: online CPUs)\n"
+"  -l, --loops N     lock/unlock per thread per test (default 16384)\n"
+"  -r, --reps N      repetitions (default 100 for wait, 1000 for idle)\n"
+"  -T, --test T      wait, idle or both (default both)\n"
+"  -m, --type NAME   lock type, repeatable (default: all below)\n"
+"  -b, --baseline N  type the ratios refer to (default pthread); it also\n"
+"                    runs twice per repetition as the A/A control row\n"
+"  --sched P         other, fifo or rr for the lock threads\n"
+"  --pin             thread i on the i-th allowed CPU\n"
+"  --quick           -l 2048 -r 10 (for tests and a first look)\n"
+"  --json            JSON instead of the table\n"
+"  -h, --help        this text\n"
+"Types: pthread waitwake futex_lock adaptive pi (lib/locks.c, any mode of\n"
+"futex_lock -m works), terrible_spinlock spinlock_amd spinlock\n"
+"ticket_spinlock (lib/spinlocks.c).  futex_lock and adaptive need the\n"
+"patched kernel; elsewhere they are reported unavailable.\n"
+"Exit: 0 ok, 1 a run failed (e.g. a lock did not exclude), 2 bad usage.\n");
+}
+
+static void bad(const char *what, const char *arg)
+{
+	fprintf(stderr, "lockbench: bad %s: '%s'\n", what, arg ? arg : "");
+	usage(stderr);
+	exit(2);
+}
+
+/* ---- one run ------------------------------------------------------------ */
+struct shared {
+	struct fl_lock lock;
+	_Alignas(FL_CACHELINE) _Atomic uint64_t last_release;	/* idle test */
+	uint64_t counter;					/* under the lock */
+	_Alignas(FL_CACHELINE) _Atomic unsigned ready;
+	_Atomic int go;
+	const struct opts *o;
+	int test;
+};
+
+struct worker {
+	pthread_t th;
+	unsigned idx;
+	struct shared *sh;
+	struct fl_counters cnt;
+	struct fl_hist hist;		/* in TSC cycles, scaled when printed */
+	uint64_t longest;		/* cycles */
+	uint64_t end_ns;
+	char err[160];
+};
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct shared *sh = w->sh;
+	struct fl_lock *l = &sh->lock;
+	uint64_t loops = sh->o->loops;
+	bool first = true;
+
+	if (fl_thread_setup(w->idx, sh->o->pin, sh->o->sched, 0, w->err,
+			    sizeof(w->err)))
+		atomic_store(&sh->go, -1);
+	atomic_fetch_add(&sh->ready, 1);
+	while (atomic_load_explicit(&sh->go, memory_order_acquire) == 0)
+		fl_cpu_relax();
+	if (atomic_load(&sh->go) < 0)
+		return NULL;
+	if (sh->test == TEST_WAIT) {
+		for (uint64_t i = 0; i < loops; i++) {
+			uint64_t t0 = fl_cycles(), d;
+
+			fl_lock(l, &w->cnt);
+			d = fl_cycles() - t0;
+			sh->counter++;
+			fl_unlock(l, &w->cnt);
+			if (d > w->longest)
+				w->longest = d;
+			fl_hist_add(&w->hist, d);
+		}
+	} else {
+		for (uint64_t i = 0; i < loops; i++) {
+			uint64_t t, d;
+
+			fl_lock(l, &w->cnt);
+			t = fl_cycles();
+			d = t - atomic_load_explicit(&sh->last_release,
+						     memory_order_relaxed);
+			sh->counter++;
+			atomic_store_explicit(&sh->last_release, fl_cycles(),
+					      memory_order_relaxed);
+			fl_unlock(l, &w->cnt);
+			if (first) {	/* nobody has released before us: skip */
+				first = false;
+				continue;
+			}
+			if ((int64_t)d < 0)
+				d = 0;
+			if (d > w->longest)
+				w->longest = d;
+			fl_hist_add(&w->hist, d);
+		}
+	}
+	w->end_ns = fl_now_ns();
+	return NULL;
+}
+
+struct col {			/* one row of the table */
+	const struct fl_lock_ops *ops;
+	bool aa, available, failed;
+	char err[200];
+	double *dur_ms;		/* per repetition, 0 = no data */
+	double *longest;	/* per repetition, cycles */
+	struct fl_hist hist;	/* cycles */
+	uint64_t syscalls, calls;
+};
+
+/* Runs one test of one type; 0, or -1 with c->err set. */
+static int run_one(const struct opts *o, int test, struct col *c, unsigned rep,
+		   struct worker *ws)
+{
+	struct shared *sh;
+	uint64_t t0, end = 0, longest = 0;
+	unsigned created = 0;
+	int r, ret = 0;
+
+	sh = aligned_alloc(FL_CACHELINE, (sizeof(*sh) + FL_CACHELINE - 1) &
+			   ~(size_t)(FL_CACHELINE - 1));
+	if (!sh) {
+		snprintf(c->err, sizeof(c->err), "out of memory");
+		return -1;
+	}
+	memset(sh, 0, sizeof(*sh));
+	sh->o = o;
+	sh->test = test;
+	r = fl_lock_init(&sh->lock, c->ops);
+	if (r) {
+		snprintf(c->err, sizeof(c->err), "lock init: %s", strerror(r));
+		free(sh);
+		return -1;
+	}
+	atomic_store(&sh->last_release, fl_cycles());
+	for (unsigned i = 0; i < o->threads; i++) {
+		memset(&ws[i], 0, sizeof(ws[i]));
+		ws[i].idx = i;
+		ws[i].sh = sh;
+		fl_hist_init(&ws[i].hist);
+		r = pthread_create(&ws[i].th, NULL, worker_main, &ws[i]);
+		if (r) {
+			snprintf(c->err, sizeof(c->err), "pthread_create: %s", strerror(r));
+			atomic_store(&sh->go, -1);
+			ret = -1;
+			break;
+		}
+		created++;
+	}
+	while (ret == 0 && atomic_load(&sh->ready) < created)
+		sched_yield();
+	t0 = fl_now_ns();
+	if (ret == 0) {
+		int expect = 0;
+
+		atomic_compare_exchange_strong(&sh->go, &expect, 1);
+	}
+	for (unsigned i = 0; i < created; i++)
+		pthread_join(ws[i].th, NULL);
+	for (unsigned i = 0; i < created; i++) {
+		if (ws[i].err[0] && !ret) {
+			snprintf(c->err, sizeof(c->err), "%s", ws[i].err);
+			ret = -1;
+		}
+	}
+	if (ret == 0) {
+		for (unsigned i = 0; i < created; i++) {
+			if (ws[i].end_ns > end)
+				end = ws[i].end_ns;
+			if (ws[i].longest > longest)
+				longest = ws[i].longest;
+			fl_hist_merge(&c->hist, &ws[i].hist);
+			c->calls += ws[i].cnt.lock_calls;
+			c->syscalls += ws[i].cnt.lock_syscalls;
+		}
+		if (sh->counter != (uint64_t)o->threads * o->loops) {
+			snprintf(c->err, sizeof(c->err),
+				 "lock did not exclude: counter %llu, expected %llu",
+				 (unsigned long long)sh->counter,
+				 (unsigned long long)o->threads * o->loops);
+			ret = -1;
+		} else {
+			c->dur_ms[rep] = (double)(end - t0) / 1e6;
+			c->longest[rep] = (double)longest;
+		}
+	}
+	fl_lock_destroy(&sh->lock);
+	free(sh);
+	return ret;
+}
+
+/* ns per TSC cycle, measured over the whole program */
+static double cyc_scale(uint64_t ns0, uint64_t c0)
+{
+	uint64_t ns = fl_now_ns() - ns0, c = fl_cycles() - c0;
+
+	return c ? (double)ns / (double)c : 1.0;
+}
+
+static int cmp_desc(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x < y) - (x > y);
+}
+
+static void report(const struct opts *o, int test, uint64_t reps,
+		   struct col *cols, unsigned ncols, double sc, bool first)
+{
+	const char *tname = test == TEST_WAIT ? "wait" : "idle";
+	struct col *base = &cols[0];
+	char b1[64], b2[64];
+
+	if (!o->json) {
+		printf("lockbench: test %s; %u threads x %llu loops, %llu repetitions "
+		       "(paired, random order); sched %s; pin %s\n", tname, o->threads,
+		       (unsigned long long)o->loops, (unsigned long long)reps,
+		       fl_sched_name(o->sched), o->pin ? "yes" : "no");
+		printf("%-22s %8s %-19s %-28s %8s %8s %9s %-19s\n", "type", "avg ms",
+		       "dur/base [95% CI]", test == TEST_WAIT ? "four longest waits ms" :
+		       "four longest idles ms", "p50 us", "p99 us", "p99.9 us",
+		       "longest/base [CI]");
+	} else {
+		printf("%s{\"test\": \"%s\", \"threads\": %u, \"loops\": %llu, \"reps\": %llu, \"rows\": [",
+		       first ? "" : ", ", tname, o->threads,
+		       (unsigned long long)o->loops, (unsigned long long)reps);
+	}
+	for (unsigned k = 0; k < ncols; k++) {
+		struct col *c = &cols[k];
+		char name[48];
+		double top[4] = { 0 }, *srt, avg = 0;
+		unsigned n = 0;
+		struct fl_ratio_ci dr, lr;
+
+		snprintf(name, sizeof(name), "%s%s", c->ops->name, c->aa ? " (A/A)" : "");
+		srt = calloc(reps, sizeof(*srt));
+		if (!srt)
+			abort();
+		for (uint64_t i = 0; i < reps; i++) {
+			if (c->dur_ms[i] > 0) {
+				avg += c->dur_ms[i];
+				srt[n++] = c->longest[i] * sc / 1e6;
+			}
+		}
+		avg = n ? avg / n : 0;
+		qsort(srt, n, sizeof(*srt), cmp_desc);
+		for (unsigned i = 0; i < 4 && i < n; i++)
+			top[i] = srt[i];
+		free(srt);
+		fl_ratio_ci(c->dur_ms, base->dur_ms, reps, &dr);
+		fl_ratio_ci(c->longest, base->longest, reps, &lr);
+		if (k == 0)
+			dr.verdict = lr.verdict = FL_NO_DATA;
+		if (!o->json) {
+			if (!c->available)
+				printf("%-22s unavailable\n", name);
+			else if (!n)
+				printf("%-22s failed: %s\n", name, c->err);
+			else
+				printf("%-22s %8.1f %-19s %6.2f, %6.2f, %6.2f, %6.2f %8.2f %8.2f %9.2f %-19s%s%s\n",
+				       name, avg, k ? fl_ci_str(&dr, b1, sizeof(b1)) : "(baseline)",
+				       top[0], top[1], top[2], top[3],
+				       fl_hist_quantile(&c->hist, 0.5) * sc / 1e3,
+				       fl_hist_quantile(&c->hist, 0.99) * sc / 1e3,
+				       fl_hist_quantile(&c->hist, 0.999) * sc / 1e3,
+				       k ? fl_ci_str(&lr, b2, sizeof(b2)) : "(baseline)",
+				       c->failed ? " FAILED: " : "", c->failed ? c->err : "");
+			continue;
+		}
+		printf("%s{\"type\": ", k ? ", " : "");
+		fl_json_str(stdout, c->ops->name);
+		printf(", \"aa\": %s, \"available\": %s, \"runs\": %u, \"error\": ",
+		       c->aa ? "true" : "false", c->available ? "true" : "false", n);
+		fl_json_str(stdout, c->failed ? c->err : "");
+		printf(", \"avg_ms\": %.4f, \"longest4_ms\": [%.4f, %.4f, %.4f, %.4f]"
+		       ", \"mean_us\": %.4f, \"p50_us\": %.4f, \"p99_us\": %.4f, \"p999_us\": %.4f, \"max_us\": %.4f"
+		       ", \"samples\": %llu, \"yield_or_syscall_per_lock\": %.4f, \"dur_ratio\": ",
+		       avg, top[0], top[1], top[2], top[3],
+		       c->hist.count ? (double)c->hist.sum_ns / c->hist.count * sc / 1e3 : 0,
+		       fl_hist_quantile(&c->hist, 0.5) * sc / 1e3,
+		       fl_hist_quantile(&c->hist, 0.99) * sc / 1e3,
+		       fl_hist_quantile(&c->hist, 0.999) * sc / 1e3,
+		       (double)c->hist.max_ns * sc / 1e3,
+		       (unsigned long long)c->hist.count,
+		       c->calls ? (double)c->syscalls / c->calls : 0);
+		fl_json_ci(stdout, &dr);
+		printf(", \"longest_ratio\": ");
+		fl_json_ci(stdout, &lr);
+		printf("}");
+	}
+	if (o->json)
+		printf("]}");
+	else
+		printf("ratios: median of per-repetition ratios to %s with a 95%% bootstrap "
+		       "interval; the A/A row is %s against itself (the noise floor)\n\n",
+		       base->ops->name, base->ops->name);
+}
+
+static int run_test(const struct opts *o, int test, uint64_t reps,
+		    uint64_t ns0, uint64_t c0, bool first)
+{
+	unsigned ncols = o->ntypes + 1, *order;
+	struct col *cols = calloc(ncols, sizeof(*cols));
+	struct worker *ws = calloc(o->threads, sizeof(*ws));
+	uint64_t seed = 0x243f6a8885a308d3ull ^ (uint64_t)test;
+	int ret = 0;
+
+	order = calloc(ncols, sizeof(*order));
+	if (!cols || !ws || !order)
+		abort();
+	/* column 0: the baseline; the last column: the baseline again (A/A) */
+	for (unsigned k = 0; k < ncols; k++) {
+		struct col *c = &cols[k];
+
+		c->ops = k == o->ntypes ? o->base : o->types[k];
+		c->aa = k == o->ntypes;
+		c->available = fl_lock_available(c->ops);
+		c->dur_ms = calloc(reps, sizeof(double));
+		c->longest = calloc(reps, sizeof(double));
+		if (!c->dur_ms || !c->longest)
+			abort();
+		fl_hist_init(&c->hist);
+		order[k] = k;
+	}
+	for (uint64_t rep = 0; rep < reps; rep++) {
+		fl_shuffle(order, ncols, &seed);
+		for (unsigned j = 0; j < ncols; j++) {
+			struct col *c = &cols[order[j]];
+
+			if (!c->available || c->failed)
+				continue;
+			if (run_one(o, test, c, rep, ws)) {
+				c->failed = true;
+				ret = 1;
+				fprintf(stderr, "lockbench: %s %s: %s\n",
+					test == TEST_WAIT ? "wait" : "idle",
+					c->ops->name, c->err);
+			}
+		}
+	}
+	report(o, test, reps, cols, ncols, cyc_scale(ns0, c0), first);
+	for (unsigned k = 0; k < ncols; k++) {
+		free(cols[k].dur_ms);
+		free(cols[k].longest);
+	}
+	free(cols);
+	free(ws);
+	free(order);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "threads", required_argument, NULL, 't' },
+		{ "loops", required_argument, NULL, 'l' },
+		{ "reps", required_argument, NULL, 'r' },
+		{ "test", required_argument, NULL, 'T' },
+		{ "type", required_argument, NULL, 'm' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "sched", required_argument, NULL, 1 },
+		{ "pin", no_argument, NULL, 2 },
+		{ "quick", no_argument, NULL, 3 },
+		{ "json", no_argument, NULL, 4 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o = { .loops = 16384, .tests = TEST_WAIT | TEST_IDLE };
+	const char *base = "pthread";
+	bool quick = false, loops_set = false;
+	uint64_t v, ns0 = fl_now_ns(), c0 = fl_cycles();
+	unsigned bi;
+	int c, ret = 0;
+
+	o.threads = fl_online_cpus();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":t:l:r:T:m:b:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (fl_parse_u64(optarg, 1, MAX_THREADS, &v))
+				bad("--threads (1..1024)", optarg);
+			o.threads = (unsigned)v;
+			break;
+		case 'l':
+			if (fl_parse_u64(optarg, 1, 1ull << 32, &o.loops))
+				bad("--loops", optarg);
+			loops_set = true;
+			break;
+		case 'r':
+			if (fl_parse_u64(optarg, 1, 1000000, &o.reps))
+				bad("--reps", optarg);
+			break;
+		case 'T':
+			if (!strcmp(optarg, "wait"))
+				o.tests = TEST_WAIT;
+			else if (!strcmp(optarg, "idle"))
+				o.tests = TEST_IDLE;
+			else if (!strcmp(optarg, "both"))
+				o.tests = TEST_WAIT | TEST_IDLE;
+			else
+				bad("--test", optarg);
+			break;
+		case 'm':
+			if (o.ntypes == MAX_TYPES - 1)
+				bad("--type (too many)", optarg);
+			o.types[o.ntypes] = fl_lock_find_any(optarg);
+			if (!o.types[o.ntypes])
+				bad("--type", optarg);
+			o.ntypes++;
+			break;
+		case 'b':
+			base = optarg;
+			break;
+		case 1:
+			if (fl_parse_sched(optarg, &o.sched))
+				bad("--sched", optarg);
+			break;
+		case 2:
+			o.pin = true;
+			break;
+		case 3:
+			quick = true;
+			break;
+		case 4:
+			o.json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			bad("option (missing value)", argv[optind - 1]);
+			break;
+		default:
+			bad("option", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad("argument", argv[optind]);
+	o.base = fl_lock_find_any(base);
+	if (!o.base)
+		bad("--baseline", base);
+	if (!o.ntypes)
+		for (size_t i = 0; i < sizeof(default_types) / sizeof(*default_types); i++)
+			o.types[o.ntypes++] = fl_lock_find_any(default_types[i]);
+	/* the baseline goes first (column 0), once */
+	for (bi = 0; bi < o.ntypes && o.types[bi] != o.base; bi++)
+		;
+	if (bi == o.ntypes && o.ntypes == MAX_TYPES - 1)
+		bad("--type (too many)", base);
+	memmove(&o.types[1], &o.types[0], bi * sizeof(o.types[0]));
+	if (bi == o.ntypes)
+		o.ntypes++;
+	o.types[0] = o.base;
+	if (!fl_lock_available(o.base)) {
+		fprintf(stderr, "lockbench: baseline %s unavailable: %s\n",
+			o.base->name, FL_NO_FUTEX_LOCK_MSG);
+		return 1;
+	}
+	if (quick && !loops_set)
+		o.loops = 2048;
+	if (quick && !o.reps)
+		o.reps = 10;
+	if (o.json) {
+		printf("{");
+		fl_json_meta(stdout, "lockbench");
+		printf(", \"sched\": \"%s\", \"pin\": %s, \"baseline\": ",
+		       fl_sched_name(o.sched), o.pin ? "true" : "false");
+		fl_json_str(stdout, o.base->name);
+		printf(", \"tests\": [");
+	} else {
+		printf("# %s\n", fl_futex_lock_probe_line());
+	}
+	if (o.tests & TEST_WAIT)
+		ret |= run_test(&o, TEST_WAIT, o.reps ? o.reps : 100, ns0, c0, true);
+	if (o.tests & TEST_IDLE)
+		ret |= run_test(&o, TEST_IDLE, o.reps ? o.reps : 1000, ns0, c0,
+				!(o.tests & TEST_WAIT));
+	if (o.json)
+		printf("]}\n");
+	return ret;
+}

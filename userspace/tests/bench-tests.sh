@@ -1,0 +1,175 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of the seed write-up benchmarks (lockbench, wakebench,
+# queuebench), run by make -C userspace check after host-tests.sh.  TAP;
+# last line "N passed, N failed".  About 15 s on 2 CPUs.
+# Each correctness check has a negative control that runs a deliberately
+# broken input through the same check and expects it to fail:
+#   lockbench  FUTEXLOCK_TEST_BROKEN_LOCK=1 -m test-broken-spinlock
+#              (test-and-set without its loop) -> "did not exclude", exit 1
+#   wakebench  FUTEXLOCK_TEST_LOST_WAKEUP=1 (the trigger wakes W-1 of W)
+#              -> "lost wake-up", exit 1, within the bounded wait
+#   queuebench FUTEXLOCK_TEST_BROKEN_QUEUE=1 (ring-2sem without per-slot
+#              sequence numbers: the design as the write-up's comment gives
+#              it) -> "not exactly once", exit 1
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${B:-build}
+PY=${PYTHON:-python3}
+pass=0 fail=0 n=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+# no test may hang: every run is bounded
+T="timeout 120"
+
+ok()  { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $*"; }
+nok() { n=$((n+1)); fail=$((fail+1)); echo "not ok $n - $*"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+echo "TAP version 13"
+have_fl=0
+if "$B/futex_lock" --probe >/dev/null 2>&1; then have_fl=1; fi
+echo "# FUTEX_LOCK available: $have_fl"
+
+# --- CLI: --help, bad arguments exit 2 with usage ---
+for t in lockbench wakebench queuebench; do
+	out=$("$B/$t" --help); rc=$?
+	check "$t --help exits 0 with usage" test $rc -eq 0 -a -n "$(grep "^Usage: $t" <<<"$out")"
+done
+bad() {
+	local t=$1 out rc; shift
+	out=$($T "$B/$t" "$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 2 ] && grep -q "^Usage: $t" <<<"$out"; then
+		ok "$t bad args exit 2 with usage: $*"
+	else
+		nok "$t bad args exit 2 with usage: $* (rc=$rc)"
+	fi
+}
+bad lockbench -t 0
+bad lockbench -t 12x
+bad lockbench -l -5
+bad lockbench -r " 3"
+bad lockbench -m nosuchlock
+bad lockbench -T sleep
+bad lockbench --sched idle
+bad lockbench -b nosuchlock
+bad lockbench extra
+bad lockbench -t
+bad wakebench -w 0
+bad wakebench -w 3..1
+bad wakebench -w 1..x
+bad wakebench -M nosuch
+bad wakebench -M lock:nosuch
+bad wakebench -g 0
+bad wakebench --timeout-ms 0
+bad wakebench --sched batch
+bad wakebench -n +5
+bad queuebench -w 0
+bad queuebench -Q nosuch
+bad queuebench -Q sem+nosuch
+bad queuebench -j 1e4
+bad queuebench --ring 1
+bad queuebench -p 2000
+bad queuebench --bogus
+
+# --- lockbench: every lock type excludes (counter == threads x loops) ---
+$T "$B/lockbench" -t 3 -l 3000 -r 3 -T both --json \
+	-m pthread -m pthread-adaptive -m waitwake -m waitwake-spin -m spin \
+	-m terrible_spinlock -m spinlock_amd -m spinlock -m ticket_spinlock \
+	-m futex_lock -m adaptive -m pi >"$TMP/lb.json" 2>"$TMP/lb.err"
+rc=$?
+lb_ok() {
+	"$PY" - "$TMP/lb.json" "$have_fl" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1])); have = sys.argv[2] == "1"
+assert [t["test"] for t in j["tests"]] == ["wait", "idle"]
+for t in j["tests"]:
+    rows = {r["type"] + ("/aa" if r["aa"] else ""): r for r in t["rows"]}
+    assert len(rows) == 13, len(rows)
+    for name in ("futex_lock", "adaptive"):
+        assert rows[name]["available"] == have, name
+    for name, r in rows.items():
+        if r["available"]:
+            assert r["runs"] == 3 and not r["error"], (name, r)
+            assert r["samples"] > 0 and r["max_us"] >= r["p50_us"], name
+    assert rows["pthread/aa"]["dur_ratio"]["n"] == 3
+PYEOF
+}
+check "lockbench: all 12 lock types exclude in wait and idle, 3 reps each, A/A row (rc=$rc)" \
+	test $rc -eq 0 -a -s "$TMP/lb.json"
+check "lockbench --json: rows, availability per probe, intervals" lb_ok
+out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 $T "$B/lockbench" -t 3 -l 50000 -r 3 -T wait \
+	-m test-broken-spinlock 2>&1 >/dev/null); rc=$?
+check "lockbench: negative control, a spin lock without its loop is caught (rc=$rc)" \
+	test $rc -eq 1 -a -n "$(grep 'test-broken-spinlock: lock did not exclude' <<<"$out")"
+out=$($T "$B/lockbench" -m test-broken-spinlock 2>&1); rc=$?
+check "lockbench: the broken lock needs FUTEXLOCK_TEST_BROKEN_LOCK=1" test $rc -eq 2
+if [ $have_fl = 0 ]; then
+	out=$($T "$B/lockbench" -t 2 -l 500 -r 1 -T wait 2>&1); rc=$?
+	check "lockbench without FUTEX_LOCK: futex_lock/adaptive unavailable, the rest runs" \
+		test $rc -eq 0 -a "$(grep -cE '^(futex_lock|adaptive) +unavailable$' <<<"$out")" = 2 \
+		-a "$(grep -cE '^(terrible_spinlock|pi|waitwake) +[0-9]' <<<"$out")" = 3
+fi
+
+# --- wakebench: every method wakes every worker in every run ---
+$T "$B/wakebench" -w 3 -r 2 -n 5 -g 2 --timeout-ms 5000 --json >"$TMP/wb.json" 2>"$TMP/wb.err"
+rc=$?
+wb_ok() {
+	"$PY" - "$TMP/wb.json" "$have_fl" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1])); have = sys.argv[2] == "1"
+s = j["sweep"][0]; assert s["workers"] == 3
+rows = {r["method"] + ("/aa" if r["aa"] else ""): r for r in s["rows"]}
+want = ["sem", "futex-all", "futex-each", "cond-bcast", "cond-each", "eventfd-one",
+        "eventfd-each", "barrier", "spin", "spin-pause", "spin-yield", "spin-nanosleep",
+        "lock:pthread", "lock:waitwake", "lock:pi", "hybrid-k2", "futex-all/aa"]
+for m in want:
+    r = rows[m]
+    assert r["available"] and r["runs"] == 10 and not r["error"], (m, r)
+    assert len(r["by_order_us"]) == 3 and r["by_order_us"] == sorted(r["by_order_us"]), m
+for m in ("lock:futex_lock", "lock:adaptive"):
+    assert rows[m]["available"] == have, m
+    if have:
+        assert rows[m]["runs"] == 10, m
+PYEOF
+}
+check "wakebench: every method woke all 3 workers in all 10 runs (rc=$rc)" \
+	test $rc -eq 0 -a -s "$TMP/wb.json"
+check "wakebench --json: methods, wake order sorted, availability per probe" wb_ok
+s0=$SECONDS
+out=$(FUTEXLOCK_TEST_LOST_WAKEUP=1 $T "$B/wakebench" -w 2 -r 1 -n 3 -M futex-all \
+	--timeout-ms 300 2>&1 >/dev/null); rc=$?
+check "wakebench: negative control, a lost wake-up fails the run, bounded, no hang (rc=$rc, $((SECONDS - s0)) s)" \
+	test $rc -eq 1 -a -n "$(grep 'lost wake-up: 1 of 2 workers awake' <<<"$out")"
+
+# --- queuebench: every job runs exactly once ---
+$T "$B/queuebench" -w 3 -r 2 -n 5 -j 4000 -p 200 --json >"$TMP/qb.json" 2>"$TMP/qb.err"
+rc=$?
+qb_ok() {
+	"$PY" - "$TMP/qb.json" "$have_fl" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1])); have = sys.argv[2] == "1"
+rows = {r["queue"] + ("/aa" if r["aa"] else ""): r for r in j["rows"]}
+assert len(rows) == 10, rows.keys()
+for q, r in rows.items():
+    if q in ("sem+futex_lock", "sem+adaptive"):
+        assert r["available"] == have, q
+    if r["available"]:
+        assert not r["failed"] and r["launch_us"] > 0 and r["mjobs_s"] > 0 \
+            and r["prequeued_us"] > 0, (q, r)
+PYEOF
+}
+check "queuebench: every queue ran every job exactly once in all phases (rc=$rc)" \
+	test $rc -eq 0 -a -s "$TMP/qb.json"
+check "queuebench --json: queues, availability per probe" qb_ok
+$T "$B/queuebench" -w 3 -r 2 -n 3 -j 5000 -p 4 --ring 8 -Q ring-2sem >/dev/null 2>"$TMP/ring.err"
+rc=$?
+check "queuebench: ring-2sem on an 8-slot ring, 3 readers, every job once (rc=$rc)" test $rc -eq 0
+out=$(FUTEXLOCK_TEST_BROKEN_QUEUE=1 $T "$B/queuebench" -w 3 -r 2 -n 3 -j 5000 -p 4 \
+	--ring 8 -Q ring-2sem 2>&1 >/dev/null); rc=$?
+check "queuebench: negative control, the ring without slot sequence numbers loses jobs (rc=$rc)" \
+	test $rc -eq 1 -a -n "$(grep -E 'not exactly once|job lost' <<<"$out")"
+
+echo "1..$n"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
