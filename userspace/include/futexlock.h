@@ -153,6 +153,7 @@ struct fl_lock {
 	_Alignas(FL_CACHELINE) _Atomic uint32_t word;
 	pthread_mutex_t mutex;
 	const struct fl_lock_ops *ops;
+	int futex_private;	/* FUTEX_PRIVATE_FLAG, or 0 for shared (-S) */
 };
 
 /* All modes, in the order --compare runs and prints them. */
@@ -164,6 +165,16 @@ bool fl_lock_available(const struct fl_lock_ops *ops);
 
 /* 0 on success, else an errno value. */
 int fl_lock_init(struct fl_lock *l, const struct fl_lock_ops *ops);
+/* Same; shared: non-private futex ops, PTHREAD_PROCESS_SHARED mutexes. */
+int fl_lock_init_shared(struct fl_lock *l, const struct fl_lock_ops *ops,
+			bool shared);
+/*
+ * TEST ONLY: a "lock" that does not exclude (lock and unlock only count).
+ * Never in fl_lock_modes[]; test_locks uses it to show that its exclusion
+ * check catches a broken lock, futex_lock accepts -m test-broken only with
+ * FUTEXLOCK_TEST_BROKEN_LOCK=1 in the environment.
+ */
+extern const struct fl_lock_ops fl_lock_test_broken;
 void fl_lock_destroy(struct fl_lock *l);
 
 static inline void fl_lock(struct fl_lock *l, struct fl_counters *c)
@@ -269,6 +280,11 @@ struct fl_bench_cfg {
 	bool pin;		/* thread i -> i-th allowed CPU, round-robin */
 	enum fl_sched sched;
 	bool read_kstats;
+	/* time every Nth acquire into res->lat (0: no timestamps at all) */
+	unsigned latency_every;
+#define FL_DEF_LATENCY_EVERY 1024
+	bool shared;		/* non-private futexes (perf bench -S) */
+	bool multi;		/* one lock per thread (perf bench -M) */
 };
 
 struct fl_bench_result {
@@ -287,6 +303,9 @@ struct fl_bench_result {
 	bool mutex_ok;			/* protected_counter == iterations */
 	struct fl_kstats kstats;	/* deltas; n = -1 if not readable */
 	char error[160];		/* non-empty: the run failed */
+	bool setup_failed;		/* error[] is a set-up error, nothing ran */
+	uint64_t nvcsw, nivcsw;		/* summed RUSAGE_THREAD context switches */
+	struct fl_hist lat;		/* sampled acquire latency (ns) */
 };
 
 /* Runs one benchmark. Returns 0, or -1 with res->error set. */

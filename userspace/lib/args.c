@@ -27,9 +27,17 @@ int fl_parse_double(const char *s, double min, double max, double *out)
 {
 	double v;
 	char *end;
+	int dots = 0;
 
-	if (!s || !(isdigit((unsigned char)s[0]) || s[0] == '.'))
+	if (!s || !*s)
 		return -1;
+	/* plain decimal only: strtod would take "0x10", "1e3", "inf" */
+	for (const char *p = s; *p; p++) {
+		if (*p == '.' && !dots++)
+			continue;
+		if (!isdigit((unsigned char)*p))
+			return -1;
+	}
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end != '\0' || !isfinite(v) || v < min || v > max)

@@ -3,6 +3,11 @@
  * Lock-throughput engine: N threads start together on a barrier and run
  * lock(); hold delay; unlock(); outside delay; either for an exact number
  * of iterations split over the threads, or until a deadline.
+ *
+ * The loop takes no timestamps: two clock reads per iteration cost more
+ * than an uncontended lock pair and one of them would sit inside the
+ * critical section.  Acquire latency is sampled instead: every Nth
+ * acquire (cfg->latency_every) is timed into a log-bucket histogram.
  */
 #include "futexlock.h"
 
@@ -22,12 +27,15 @@ struct fl_worker {
 	uint64_t target;	/* iterations; 0 = until b->stop */
 	uint64_t iters;
 	struct fl_counters c;
-	uint64_t max_wait_cyc;
-	uint64_t sum_wait_cyc;
 	uint64_t t_start, t_end;
 	double user_s, sys_s, cpu_s;
+	uint64_t nvcsw, nivcsw;
 	int err;
 	char errmsg[96];
+	/* -M: this thread's own lock and protected counter */
+	struct fl_lock own_lock;
+	_Alignas(FL_CACHELINE) uint64_t own_counter;
+	struct fl_hist lat;
 };
 
 struct fl_bench {
@@ -92,11 +100,14 @@ static void *worker(void *arg)
 {
 	struct fl_worker *w = arg;
 	struct fl_bench *b = w->b;
-	struct fl_lock *l = &b->lock;
+	const bool multi = b->cfg->multi;
+	struct fl_lock *l = multi ? &w->own_lock : &b->lock;
+	uint64_t *ctr = multi ? &w->own_counter : &b->protected_counter;
 	const uint64_t hold = b->cfg->hold_loops, outside = b->cfg->wait_loops;
+	const unsigned every = b->cfg->latency_every;
 	struct rusage r0, r1;
 	struct timespec c0, c1;
-	uint64_t i = 0, maxw = 0, sumw = 0;
+	uint64_t i = 0;
 	const bool timed = b->cfg->iterations == 0;
 
 	w->err = worker_setup(w);
@@ -106,37 +117,70 @@ static void *worker(void *arg)
 	getrusage(RUSAGE_THREAD, &r0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	w->t_start = fl_now_ns();
-	for (;;) {
-		uint64_t t0, t1;
+	/*
+	 * Plain iterations in batches of every - 1, then one timed acquire;
+	 * the plain loop checks nothing but its count (or the stop flag).
+	 */
+#define ITER() do {				\
+		fl_lock(l, &w->c);		\
+		(*ctr)++;			\
+		fl_delay(hold);			\
+		fl_unlock(l, &w->c);		\
+		fl_delay(outside);		\
+	} while (0)
+#define TIMED_ITER() do {				\
+		uint64_t t0 = fl_now_ns();		\
+							\
+		fl_lock(l, &w->c);			\
+		fl_hist_add(&w->lat, fl_now_ns() - t0);	\
+		(*ctr)++;				\
+		fl_delay(hold);				\
+		fl_unlock(l, &w->c);			\
+		fl_delay(outside);			\
+	} while (0)
+	if (!timed) {
+		const uint64_t n = w->target;
 
-		if (!timed) {
-			if (i == w->target)
-				break;
-		} else if (atomic_load_explicit(&b->stop, memory_order_relaxed)) {
-			break;
+		while (i < n) {
+			uint64_t lim = every ? i + every - 1 : n;
+
+			if (lim > n)
+				lim = n;
+			for (; i < lim; i++)
+				ITER();
+			if (every && i < n) {
+				TIMED_ITER();
+				i++;
+			}
 		}
-		t0 = fl_cycles();
-		fl_lock(l, &w->c);
-		t1 = fl_cycles();
-		b->protected_counter++;
-		fl_delay(hold);
-		fl_unlock(l, &w->c);
-		fl_delay(outside);
-		if (t1 - t0 > maxw)
-			maxw = t1 - t0;
-		sumw += t1 - t0;
-		i++;
+	} else {
+		while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
+			for (unsigned k = every ? every - 1 : 1024; k; k--) {
+				if (atomic_load_explicit(&b->stop,
+							 memory_order_relaxed))
+					goto done;
+				ITER();
+				i++;
+			}
+			if (every) {
+				TIMED_ITER();
+				i++;
+			}
+		}
 	}
+done:
+#undef ITER
+#undef TIMED_ITER
 	w->t_end = fl_now_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	getrusage(RUSAGE_THREAD, &r1);
 	w->cpu_s = (double)(c1.tv_sec - c0.tv_sec) +
 		   (double)(c1.tv_nsec - c0.tv_nsec) / 1e9;
 	w->iters = i;
-	w->max_wait_cyc = maxw;
-	w->sum_wait_cyc = sumw;
 	w->user_s = tv_s(&r1.ru_utime) - tv_s(&r0.ru_utime);
 	w->sys_s = tv_s(&r1.ru_stime) - tv_s(&r0.ru_stime);
+	w->nvcsw = (uint64_t)(r1.ru_nvcsw - r0.ru_nvcsw);
+	w->nivcsw = (uint64_t)(r1.ru_nivcsw - r0.ru_nivcsw);
 	return NULL;
 }
 
@@ -146,15 +190,17 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	struct fl_bench *b;
 	struct fl_kstats k0, k1;
 	pthread_attr_t attr;
-	uint64_t cyc0, ns0, cyc1, ns1, tmin = UINT64_MAX, tmax = 0;
-	double cyc_per_us, *per = NULL;
+	uint64_t tmin = UINT64_MAX, tmax = 0, counted = 0;
+	double *per = NULL;
 	unsigned started = 0;
 	int r;
 
 	memset(res, 0, sizeof(*res));
 	res->kstats.n = -1;
+	fl_hist_init(&res->lat);
 	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0))) {
 		snprintf(res->error, sizeof(res->error), "bad configuration");
+		res->setup_failed = true;
 		return -1;
 	}
 	b = aligned_alloc(FL_CACHELINE, sizeof(*b));
@@ -162,6 +208,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	per = calloc(cfg->threads, sizeof(*per));
 	if (!b || !w || !per) {
 		snprintf(res->error, sizeof(res->error), "out of memory");
+		res->setup_failed = true;
 		free(b);
 		free(w);
 		free(per);
@@ -172,10 +219,17 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	b->cfg = cfg;
 	if (sched_getaffinity(0, sizeof(b->allowed), &b->allowed) == 0)
 		b->ncpus = CPU_COUNT(&b->allowed);
-	r = fl_lock_init(&b->lock, cfg->ops);
+	r = fl_lock_init_shared(&b->lock, cfg->ops, cfg->shared);
+	for (unsigned t = 0; !r && cfg->multi && t < cfg->threads; t++) {
+		r = fl_lock_init_shared(&w[t].own_lock, cfg->ops, cfg->shared);
+		if (r)
+			while (t--)
+				fl_lock_destroy(&w[t].own_lock);
+	}
 	if (r) {
 		snprintf(res->error, sizeof(res->error), "lock init: %s",
 			 strerror(r));
+		res->setup_failed = true;
 		goto out_free;
 	}
 	pthread_barrier_init(&b->barrier, NULL, cfg->threads + 1);
@@ -184,11 +238,10 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 
 	if (cfg->read_kstats)
 		fl_kstats_read(&k0);
-	cyc0 = fl_cycles();
-	ns0 = fl_now_ns();
 	for (unsigned t = 0; t < cfg->threads; t++) {
 		w[t].b = b;
 		w[t].idx = t;
+		fl_hist_init(&w[t].lat);
 		w[t].target = cfg->iterations ?
 			fl_split(cfg->iterations, cfg->threads, t) : 0;
 		r = pthread_create(&w[t].th, &attr, worker, &w[t]);
@@ -217,8 +270,6 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	}
 	for (unsigned t = 0; t < cfg->threads; t++)
 		pthread_join(w[t].th, NULL);
-	cyc1 = fl_cycles();
-	ns1 = fl_now_ns();
 	if (cfg->read_kstats && k0.n >= 0 && fl_kstats_read(&k1) == 0)
 		fl_kstats_delta(&k0, &k1, &res->kstats);
 	pthread_attr_destroy(&attr);
@@ -227,16 +278,12 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	for (unsigned t = 0; t < cfg->threads; t++) {
 		if (w[t].err) {
 			snprintf(res->error, sizeof(res->error), "%s", w[t].errmsg);
+			res->setup_failed = true;
 			goto out_destroy;
 		}
 	}
 
-	cyc_per_us = ns1 > ns0 ? (double)(cyc1 - cyc0) / ((double)(ns1 - ns0) / 1e3) : 1.0;
-	if (cyc_per_us <= 0)
-		cyc_per_us = 1.0;
 	{
-		uint64_t maxw = 0, sumw = 0;
-
 		res->thr_min = UINT64_MAX;
 		for (unsigned t = 0; t < cfg->threads; t++) {
 			struct fl_worker *x = &w[t];
@@ -249,9 +296,10 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			res->user_s += x->user_s;
 			res->sys_s += x->sys_s;
 			res->cpu_s += x->cpu_s;
-			if (x->max_wait_cyc > maxw)
-				maxw = x->max_wait_cyc;
-			sumw += x->sum_wait_cyc;
+			res->nvcsw += x->nvcsw;
+			res->nivcsw += x->nivcsw;
+			fl_hist_merge(&res->lat, &x->lat);
+			counted += cfg->multi ? x->own_counter : 0;
 			if (x->iters < res->thr_min)
 				res->thr_min = x->iters;
 			if (x->iters > res->thr_max)
@@ -262,9 +310,9 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			if (x->t_end > tmax)
 				tmax = x->t_end;
 		}
-		res->longest_wait_us = (double)maxw / cyc_per_us;
-		res->mean_wait_us = res->iterations ?
-			(double)sumw / cyc_per_us / (double)res->iterations : 0.0;
+		res->longest_wait_us = (double)res->lat.max_ns / 1e3;
+		res->mean_wait_us = res->lat.count ?
+			(double)res->lat.sum_ns / 1e3 / (double)res->lat.count : 0.0;
 	}
 	res->thr_mean = fl_mean(per, cfg->threads);
 	res->thr_stddev = fl_stddev(per, cfg->threads);
@@ -273,16 +321,18 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 		(double)res->iterations / res->elapsed_s / 1e3 : 0.0;
 	res->kiter_per_cpu_s = res->cpu_s > 0 ?
 		(double)res->iterations / res->cpu_s / 1e3 : 0.0;
-	res->protected_counter = b->protected_counter;
-	res->mutex_ok = b->protected_counter == res->iterations &&
+	res->protected_counter = cfg->multi ? counted : b->protected_counter;
+	res->mutex_ok = res->protected_counter == res->iterations &&
 			res->total.lock_calls == res->iterations &&
 			res->total.unlock_calls == res->iterations;
 	if (!res->mutex_ok)
 		snprintf(res->error, sizeof(res->error),
 			 "mutual exclusion violated: protected counter %llu, iterations %llu",
-			 (unsigned long long)b->protected_counter,
+			 (unsigned long long)res->protected_counter,
 			 (unsigned long long)res->iterations);
 out_destroy:
+	for (unsigned t = 0; cfg->multi && t < cfg->threads; t++)
+		fl_lock_destroy(&w[t].own_lock);
 	fl_lock_destroy(&b->lock);
 out_free:
 	free(per);

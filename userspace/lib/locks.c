@@ -20,6 +20,8 @@ static void fl_die(const char *what, int err)
 }
 
 #define FL_PRIV(op) ((op) | FUTEX_PRIVATE_FLAG)
+/* private unless the lock was set up shared (futex_lock -S) */
+#define FL_FOP(l, op) ((op) | (l)->futex_private)
 
 static inline bool cas_acq(_Atomic uint32_t *w, uint32_t *expected, uint32_t v)
 {
@@ -60,7 +62,7 @@ static inline void tid_lock(struct fl_lock *l, struct fl_counters *c,
 		return;
 	for (;;) {
 		c->lock_syscalls++;
-		if (fl_futex(&l->word, FL_PRIV(op), 0, NULL, NULL, 0) == 0)
+		if (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) == 0)
 			break;
 		if (errno == EINTR || errno == EAGAIN)
 			continue;	/* retry, as the ABI asks */
@@ -87,7 +89,7 @@ static inline void tid_unlock(struct fl_lock *l, struct fl_counters *c,
 	if (cas_rel(&l->word, &exp, 0))
 		return;
 	c->unlock_syscalls++;
-	while (fl_futex(&l->word, FL_PRIV(op), 0, NULL, NULL, 0) != 0) {
+	while (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) != 0) {
 		if (errno != EINTR)
 			fl_die(opname, errno);
 		c->unlock_syscalls++;
@@ -126,7 +128,7 @@ static void pi_unlock(struct fl_lock *l, struct fl_counters *c)
 static inline void ww_wait(struct fl_lock *l, struct fl_counters *c)
 {
 	c->lock_syscalls++;
-	if (fl_futex(&l->word, FL_PRIV(FUTEX_WAIT), 2, NULL, NULL, 0) != 0 &&
+	if (fl_futex(&l->word, FL_FOP(l, FUTEX_WAIT), 2, NULL, NULL, 0) != 0 &&
 	    errno != EAGAIN && errno != EINTR)
 		fl_die("FUTEX_WAIT", errno);
 }
@@ -152,7 +154,7 @@ static void waitwake_unlock(struct fl_lock *l, struct fl_counters *c)
 	if (atomic_fetch_sub_explicit(&l->word, 1, memory_order_release) != 1) {
 		atomic_store_explicit(&l->word, 0, memory_order_release);
 		c->unlock_syscalls++;
-		if (fl_futex(&l->word, FL_PRIV(FUTEX_WAKE), 1, NULL, NULL, 0) < 0)
+		if (fl_futex(&l->word, FL_FOP(l, FUTEX_WAKE), 1, NULL, NULL, 0) < 0)
 			fl_die("FUTEX_WAKE", errno);
 	}
 }
@@ -200,7 +202,7 @@ static void wws_unlock(struct fl_lock *l, struct fl_counters *c)
 	c->unlock_calls++;
 	if (atomic_exchange_explicit(&l->word, 0, memory_order_release) == 2) {
 		c->unlock_syscalls++;
-		if (fl_futex(&l->word, FL_PRIV(FUTEX_WAKE), 1, NULL, NULL, 0) < 0)
+		if (fl_futex(&l->word, FL_FOP(l, FUTEX_WAKE), 1, NULL, NULL, 0) < 0)
 			fl_die("FUTEX_WAKE", errno);
 	}
 }
@@ -215,6 +217,8 @@ static int pthread_init_type(struct fl_lock *l, int type)
 	if (r)
 		return r;
 	r = pthread_mutexattr_settype(&a, type);
+	if (!r && !l->futex_private)
+		r = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
 	if (!r)
 		r = pthread_mutex_init(&l->mutex, &a);
 	pthread_mutexattr_destroy(&a);
@@ -348,6 +352,30 @@ static const struct fl_lock_ops ops_spin = {
 	.lock = spin_lock, .unlock = spin_unlock,
 };
 
+/*
+ * TEST ONLY (see futexlock.h): counts calls, excludes nobody.  Exists so
+ * that the tests can show their exclusion checks catch a lock that does
+ * not lock; never listed in fl_lock_modes[].
+ */
+static void broken_lock(struct fl_lock *l, struct fl_counters *c)
+{
+	(void)l;
+	c->lock_calls++;
+}
+
+static void broken_unlock(struct fl_lock *l, struct fl_counters *c)
+{
+	(void)l;
+	c->unlock_calls++;
+}
+
+const struct fl_lock_ops fl_lock_test_broken = {
+	.name = "test-broken",
+	.desc = "TEST ONLY: no mutual exclusion at all",
+	.init = word_init, .destroy = word_destroy,
+	.lock = broken_lock, .unlock = broken_unlock,
+};
+
 const struct fl_lock_ops *const fl_lock_modes[] = {
 	&ops_futex_lock, &ops_adaptive, &ops_pi, &ops_waitwake,
 	&ops_waitwake_spin, &ops_pthread, &ops_pthread_adaptive, &ops_spin,
@@ -367,11 +395,18 @@ bool fl_lock_available(const struct fl_lock_ops *ops)
 	return !ops->needs_futex_lock || fl_futex_lock_probe(NULL);
 }
 
-int fl_lock_init(struct fl_lock *l, const struct fl_lock_ops *ops)
+int fl_lock_init_shared(struct fl_lock *l, const struct fl_lock_ops *ops,
+			bool shared)
 {
 	memset(l, 0, sizeof(*l));
 	l->ops = ops;
+	l->futex_private = shared ? 0 : FUTEX_PRIVATE_FLAG;
 	return ops->init(l);
+}
+
+int fl_lock_init(struct fl_lock *l, const struct fl_lock_ops *ops)
+{
+	return fl_lock_init_shared(l, ops, false);
 }
 
 void fl_lock_destroy(struct fl_lock *l)
