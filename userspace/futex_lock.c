@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -26,9 +27,11 @@
 #define DEF_THREADS	256u
 #define DEF_HOLD	1000ull
 #define DEF_WAIT	10000ull
-#define DEF_REPEAT	3u
+#define DEF_REPEAT	10u
+#define MAX_REPEAT	1000u
 #define MAX_THREADS	4096u
 #define MAX_MODES	16
+#define MAX_INST	(MAX_MODES + 2)
 
 struct opts {
 	uint64_t iterations;
@@ -37,12 +40,20 @@ struct opts {
 	uint64_t hold, wait;
 	double duration;
 	unsigned repeat;
-	bool adaptive, compare, json, pin;
+	bool repeat_set;
+	double ci_target;	/* percent; 0 = off */
+	double time_limit;	/* seconds; 0 = none */
+	bool adaptive, compare, json, pin, shared, multi, silent;
+	unsigned latency_every;
+	uint64_t seed;
+	bool seed_set;
 	const char *json_file;
 	enum fl_sched sched;
 	const char *sched_name;
 	const struct fl_lock_ops *modes[MAX_MODES];
 	size_t nmodes;
+	const struct fl_lock_ops *baseline;	/* --baseline, or chosen */
+	bool baseline_set;
 };
 
 static void usage(FILE *f)
@@ -64,15 +75,36 @@ static void usage(FILE *f)
 "\n"
 "More:\n"
 "  -m MODE       lock to measure, repeatable (default futex_lock); see below\n"
-"  --compare     run all modes (or the -m ones) interleaved, -r times, and\n"
-"                print a table: median Kiter/s, ratio to futex_lock, syscall %%,\n"
-"                spread = (max-min)/median over the repetitions\n"
-"  -r R          repetitions for --compare (default %u)\n"
+"  --compare     run the modes (all, or the -m ones) in R paired repetitions,\n"
+"                in a new random order each repetition, plus an A/A control\n"
+"                (the baseline again as a separate instance); print per mode\n"
+"                the median of the per-repetition ratios to the baseline,\n"
+"                its 95%% bootstrap interval and a verdict\n"
+"  -r R          repetitions for --compare (default %u, at least 2)\n"
+"  --ci-target P after R repetitions go on until every interval is narrower\n"
+"                than P%% of its median (or --time-limit, or %u repetitions)\n"
+"  --time-limit S  add no repetition after S seconds (at least 2 run)\n"
+"  --baseline M  the mode ratios refer to (default futex_lock; pthread when\n"
+"                this kernel has no FUTEX_LOCK, and the table says so)\n"
+"  --seed N      seed of the order shuffle (default: time; printed)\n"
 "  --duration S  time-bounded run of S seconds instead of -i; reports per-thread\n"
 "                iterations min/max/stddev (fairness)\n"
+"  --latency-every N  time every Nth acquire into a latency histogram\n"
+"                (default %u; 0 = no timestamps at all). The other\n"
+"                iterations take no timestamps\n"
+"  --latency     time every acquire (= --latency-every 1): exact latency\n"
+"                percentiles, but the clock reads slow the loop down\n"
+"  -S            shared futexes (no FUTEX_PRIVATE_FLAG; process-shared\n"
+"                pthread mutexes), as perf bench futex -S\n"
+"  -M            one lock per thread (no contention: per-op cost and\n"
+"                scalability), as perf bench futex -M\n"
+"  -s, --silent  print only one line per run, as perf bench futex:\n"
+"                Averaged N operations/sec (+- x%%), total secs = S\n"
+"                (per-thread average and its relative standard error)\n"
 "  --json        print every figure as JSON instead of text\n"
 "  --json-file F also write the JSON of the same runs to file F\n"
-"  --pin         pin thread i to the i-th allowed CPU, round-robin\n"
+"  --pin         pin thread i to the (i mod ncpu)-th allowed CPU; one thread\n"
+"                per CPU only when threads <= CPUs\n"
 "  --sched P     scheduling policy of the threads: other, fifo or rr\n"
 "                (fifo/rr at the minimum priority; needs privileges)\n"
 "  --probe       print whether this kernel has FUTEX_LOCK; exit 0 if it has\n"
@@ -80,7 +112,7 @@ static void usage(FILE *f)
 "\n"
 "Modes:\n", (unsigned long long)DEF_ITERATIONS, DEF_THREADS,
 		(unsigned long long)DEF_HOLD, (unsigned long long)DEF_WAIT,
-		DEF_REPEAT);
+		DEF_REPEAT, MAX_REPEAT, FL_DEF_LATENCY_EVERY);
 	for (size_t i = 0; i < fl_lock_nmodes; i++)
 		fprintf(f, "  %-17s %s\n", fl_lock_modes[i]->name,
 			fl_lock_modes[i]->desc);
@@ -88,10 +120,11 @@ static void usage(FILE *f)
 "\n"
 "Counters are exact and per thread: a lock call is one acquire, a lock syscall\n"
 "one kernel entry on that path (futex(2); sched_yield() for spin); n/a where a\n"
-"library hides them. Every run also checks mutual exclusion with a counter\n"
-"incremented inside the lock.\n"
-"Exit status: 0 ok, 1 run failed or mode unavailable, 2 bad arguments,\n"
-"3 mutual exclusion violated.\n");
+"library hides them. Context switches (getrusage per thread) and CPU time are\n"
+"reported for every mode. Every run also checks mutual exclusion with a\n"
+"counter incremented inside the lock.\n"
+"Exit status: 0 ok, 1 run failed, set-up error or nothing measurable,\n"
+"2 bad arguments, 3 mutual exclusion violated.\n");
 }
 
 static void bad_arg(const char *opt, const char *val)
@@ -101,12 +134,31 @@ static void bad_arg(const char *opt, const char *val)
 	exit(2);
 }
 
-static void add_mode(struct opts *o, const char *name)
+static void bad_combo(const char *msg)
+{
+	fprintf(stderr, "futex_lock: %s\n", msg);
+	usage(stderr);
+	exit(2);
+}
+
+static const struct fl_lock_ops *find_mode(const char *opt, const char *name)
 {
 	const struct fl_lock_ops *ops = fl_lock_find(name);
+	const char *t = getenv("FUTEXLOCK_TEST_BROKEN_LOCK");
 
+	/* the test-only broken lock, for the tests that must see it caught */
+	if (!ops && t && !strcmp(t, "1") &&
+	    !strcmp(name, fl_lock_test_broken.name))
+		ops = &fl_lock_test_broken;
 	if (!ops)
-		bad_arg("-m", name);
+		bad_arg(opt, name);
+	return ops;
+}
+
+static void add_mode(struct opts *o, const char *name)
+{
+	const struct fl_lock_ops *ops = find_mode("-m", name);
+
 	for (size_t i = 0; i < o->nmodes; i++)
 		if (o->modes[i] == ops)
 			return;
@@ -114,7 +166,8 @@ static void add_mode(struct opts *o, const char *name)
 }
 
 enum { OPT_COMPARE = 256, OPT_DURATION, OPT_JSON, OPT_PIN, OPT_SCHED,
-       OPT_PROBE, OPT_JSON_FILE };
+       OPT_PROBE, OPT_JSON_FILE, OPT_CI_TARGET, OPT_TIME_LIMIT, OPT_BASELINE,
+       OPT_SEED, OPT_LAT_EVERY, OPT_LATENCY };
 
 static void parse(int argc, char **argv, struct opts *o)
 {
@@ -126,6 +179,13 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "sched", required_argument, NULL, OPT_SCHED },
 		{ "probe", no_argument, NULL, OPT_PROBE },
 		{ "json-file", required_argument, NULL, OPT_JSON_FILE },
+		{ "ci-target", required_argument, NULL, OPT_CI_TARGET },
+		{ "time-limit", required_argument, NULL, OPT_TIME_LIMIT },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "latency-every", required_argument, NULL, OPT_LAT_EVERY },
+		{ "latency", no_argument, NULL, OPT_LATENCY },
+		{ "silent", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -138,9 +198,10 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->hold = DEF_HOLD;
 	o->wait = DEF_WAIT;
 	o->repeat = DEF_REPEAT;
+	o->latency_every = FL_DEF_LATENCY_EVERY;
 	o->sched_name = "default";
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ai:t:n:d:w:m:r:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":ai:t:n:d:w:m:r:SMsh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			o->adaptive = true;
@@ -170,9 +231,19 @@ static void parse(int argc, char **argv, struct opts *o)
 			add_mode(o, optarg);
 			break;
 		case 'r':
-			if (fl_parse_u64(optarg, 1, 1000, &v))
+			if (fl_parse_u64(optarg, 2, MAX_REPEAT, &v))
 				bad_arg("-r", optarg);
 			o->repeat = (unsigned)v;
+			o->repeat_set = true;
+			break;
+		case 'S':
+			o->shared = true;
+			break;
+		case 'M':
+			o->multi = true;
+			break;
+		case 's':
+			o->silent = true;
 			break;
 		case OPT_COMPARE:
 			o->compare = true;
@@ -180,6 +251,31 @@ static void parse(int argc, char **argv, struct opts *o)
 		case OPT_DURATION:
 			if (fl_parse_double(optarg, 0.001, 86400, &o->duration))
 				bad_arg("--duration", optarg);
+			break;
+		case OPT_CI_TARGET:
+			if (fl_parse_double(optarg, 0.1, 1000, &o->ci_target))
+				bad_arg("--ci-target", optarg);
+			break;
+		case OPT_TIME_LIMIT:
+			if (fl_parse_double(optarg, 0.001, 86400, &o->time_limit))
+				bad_arg("--time-limit", optarg);
+			break;
+		case OPT_BASELINE:
+			o->baseline = find_mode("--baseline", optarg);
+			o->baseline_set = true;
+			break;
+		case OPT_SEED:
+			if (fl_parse_u64(optarg, 0, UINT64_MAX, &o->seed))
+				bad_arg("--seed", optarg);
+			o->seed_set = true;
+			break;
+		case OPT_LAT_EVERY:
+			if (fl_parse_u64(optarg, 0, 1u << 30, &v))
+				bad_arg("--latency-every", optarg);
+			o->latency_every = (unsigned)v;
+			break;
+		case OPT_LATENCY:
+			o->latency_every = 1;
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -227,16 +323,15 @@ static void parse(int argc, char **argv, struct opts *o)
 		usage(stderr);
 		exit(2);
 	}
-	if (o->adaptive && o->nmodes) {
-		fprintf(stderr, "futex_lock: -a selects mode adaptive; do not combine it with -m\n");
-		usage(stderr);
-		exit(2);
-	}
-	if (o->duration > 0 && o->iterations_set) {
-		fprintf(stderr, "futex_lock: use either -i or --duration\n");
-		usage(stderr);
-		exit(2);
-	}
+	if (o->adaptive && o->nmodes)
+		bad_combo("-a selects mode adaptive; do not combine it with -m");
+	if (o->duration > 0 && o->iterations_set)
+		bad_combo("use either -i or --duration");
+	if (!o->compare && (o->repeat_set || o->ci_target > 0 ||
+			    o->time_limit > 0 || o->baseline_set || o->seed_set))
+		bad_combo("-r, --ci-target, --time-limit, --baseline and --seed need --compare");
+	if (o->silent && (o->json || o->compare))
+		bad_combo("-s prints one line per run; not with --json or --compare");
 	if (o->adaptive)
 		add_mode(o, "adaptive");
 	if (!o->nmodes) {
@@ -249,8 +344,16 @@ static void parse(int argc, char **argv, struct opts *o)
 	}
 }
 
+/* One measured instance of --compare: a mode, the baseline, or its A/A copy. */
+struct inst {
+	const struct fl_lock_ops *ops;
+	char label[40];
+	bool available, is_base, is_control;
+};
+
 struct run {
 	const struct fl_lock_ops *ops;
+	size_t inst;
 	unsigned rep;
 	struct fl_bench_result r;
 };
@@ -268,11 +371,24 @@ static void cfg_for(const struct opts *o, const struct fl_lock_ops *ops,
 	cfg->pin = o->pin;
 	cfg->sched = o->sched;
 	cfg->read_kstats = true;
+	cfg->latency_every = o->latency_every;
+	cfg->shared = o->shared;
+	cfg->multi = o->multi;
 }
 
 static bool is_rfc_mode(const struct fl_lock_ops *ops)
 {
 	return !strcmp(ops->name, "futex_lock") || !strcmp(ops->name, "adaptive");
+}
+
+static double per_kiter(uint64_t n, uint64_t iters)
+{
+	return iters ? 1000.0 * (double)n / (double)iters : 0.0;
+}
+
+static double cpu_per_kiter(double cpu_s, uint64_t iters)
+{
+	return iters ? cpu_s * 1000.0 / (double)iters : 0.0;
 }
 
 static void print_sys(const char *what, const struct fl_lock_ops *ops,
@@ -283,6 +399,23 @@ static void print_sys(const char *what, const struct fl_lock_ops *ops,
 		       fl_pct(sys, calls));
 	else
 		printf("%s syscalls: n/a\n", what);
+}
+
+static void print_latency(const struct opts *o, const struct fl_hist *h)
+{
+	if (!o->latency_every || !h->count) {
+		printf("acquire latency: not sampled (%s)\n", o->latency_every ?
+		       "fewer acquires than --latency-every" : "--latency-every 0");
+		return;
+	}
+	printf("acquire latency (every %u%s acquire, %" PRIu64 " samples): "
+	       "p50 %.3f us, p90 %.3f us, p99 %.3f us, p99.9 %.3f us, max %.3f us\n",
+	       o->latency_every, o->latency_every == 1 ? "st" : "th", h->count,
+	       (double)fl_hist_quantile(h, 0.5) / 1e3,
+	       (double)fl_hist_quantile(h, 0.9) / 1e3,
+	       (double)fl_hist_quantile(h, 0.99) / 1e3,
+	       (double)fl_hist_quantile(h, 0.999) / 1e3,
+	       (double)h->max_ns / 1e3);
 }
 
 static void print_text(const struct opts *o, const struct run *run)
@@ -313,8 +446,10 @@ static void print_text(const struct opts *o, const struct run *run)
 
 	/* --- beyond the RFC --- */
 	printf("mode: %s; hold loops: %" PRIu64 "; outside loops: %" PRIu64
-	       "; pin: %s; sched: %s\n", ops->name, o->hold, o->wait,
-	       o->pin ? "yes" : "no", o->sched_name);
+	       "; pin: %s; sched: %s; futex: %s; locks: %s\n", ops->name,
+	       o->hold, o->wait, o->pin ? "yes" : "no", o->sched_name,
+	       o->shared ? "shared" : "private",
+	       o->multi ? "one per thread" : "one");
 	if (o->duration > 0)
 		printf("iterations: %" PRIu64 " in %.3f s\n", r->iterations,
 		       r->elapsed_s);
@@ -324,10 +459,14 @@ static void print_text(const struct opts *o, const struct run *run)
 		       o->threads, o->iterations / o->threads,
 		       o->iterations % o->threads);
 	printf("elapsed: %.3f s (%.2f Kiter/s)\n", r->elapsed_s, r->kiter_s);
-	printf("cpu: %.3f s (user %.3f s, sys %.3f s); Kiter per CPU-second: %.2f\n",
-	       r->cpu_s, r->user_s, r->sys_s, r->kiter_per_cpu_s);
-	printf("acquire wait: longest %.1f us, mean %.2f us\n",
-	       r->longest_wait_us, r->mean_wait_us);
+	printf("cpu: %.3f s (user %.3f s, sys %.3f s); Kiter per CPU-second: %.2f; "
+	       "CPU-s per Kiter: %.6f\n", r->cpu_s, r->user_s, r->sys_s,
+	       r->kiter_per_cpu_s, cpu_per_kiter(r->cpu_s, r->iterations));
+	printf("context switches: voluntary %" PRIu64 " (%.2f per 1000 iterations), "
+	       "involuntary %" PRIu64 " (%.2f per 1000 iterations)\n",
+	       r->nvcsw, per_kiter(r->nvcsw, r->iterations), r->nivcsw,
+	       per_kiter(r->nivcsw, r->iterations));
+	print_latency(o, &r->lat);
 	printf("per-thread iterations: min %" PRIu64 " max %" PRIu64
 	       " mean %.1f stddev %.1f (cv %.1f%%)\n", r->thr_min, r->thr_max,
 	       r->thr_mean, r->thr_stddev,
@@ -340,6 +479,20 @@ static void print_text(const struct opts *o, const struct run *run)
 			printf(" %s=%" PRIu64, r->kstats.name[i], r->kstats.value[i]);
 		printf("\n");
 	}
+}
+
+/* perf bench futex style: per-thread average ops/s and its relative stderr */
+static void print_silent(const struct opts *o, const struct run *run)
+{
+	const struct fl_bench_result *r = &run->r;
+	double avg = r->elapsed_s > 0 ? r->thr_mean / r->elapsed_s : 0;
+	double rel = r->thr_mean > 0 ?
+		100.0 * r->thr_stddev / sqrt((double)o->threads) / r->thr_mean : 0;
+
+	if (o->nmodes > 1)
+		printf("%s: ", run->ops->name);
+	printf("Averaged %.0f operations/sec (+- %.2f%%), total secs = %.3f\n",
+	       avg, rel, r->elapsed_s);
 }
 
 static FILE *jout;
@@ -380,18 +533,46 @@ static void json_calls(const char *ind, const char *op, uint64_t calls,
 			op, op);
 }
 
-static void json_run(const struct run *run, const char *ind)
+static void json_latency(const struct opts *o, const struct fl_hist *h)
+{
+	if (!o->latency_every || !h->count) {
+		fprintf(jout, "null");
+		return;
+	}
+	fprintf(jout, "{\"every\": %u, \"samples\": %" PRIu64 ", \"p50_us\": ",
+		o->latency_every, h->count);
+	json_num((double)fl_hist_quantile(h, 0.5) / 1e3);
+	fprintf(jout, ", \"p90_us\": ");
+	json_num((double)fl_hist_quantile(h, 0.9) / 1e3);
+	fprintf(jout, ", \"p99_us\": ");
+	json_num((double)fl_hist_quantile(h, 0.99) / 1e3);
+	fprintf(jout, ", \"p999_us\": ");
+	json_num((double)fl_hist_quantile(h, 0.999) / 1e3);
+	fprintf(jout, ", \"max_us\": ");
+	json_num((double)h->max_ns / 1e3);
+	fprintf(jout, ", \"mean_us\": ");
+	json_num((double)h->sum_ns / 1e3 / (double)h->count);
+	fprintf(jout, "}");
+}
+
+static void json_run(const struct opts *o, const struct run *run,
+		     const struct inst *in, const char *ind)
 {
 	const struct fl_bench_result *r = &run->r;
 	bool sc = run->ops->counts_syscalls;
 
 	fprintf(jout, "%s{\"mode\": ", ind);
 	json_str(run->ops->name);
-	fprintf(jout, ", \"rep\": %u, \"available\": true, \"ok\": %s", run->rep,
-	       r->error[0] ? "false" : "true");
+	fprintf(jout, ", \"instance\": ");
+	json_str(in ? in->label : run->ops->name);
+	fprintf(jout, ", \"control\": %s, \"rep\": %u, \"available\": true, \"ok\": %s",
+		in && in->is_control ? "true" : "false", run->rep,
+		r->error[0] ? "false" : "true");
 	if (r->error[0]) {
 		fprintf(jout, ", \"error\": ");
 		json_str(r->error);
+		fprintf(jout, ", \"setup_error\": %s",
+			r->setup_failed ? "true" : "false");
 	}
 	fprintf(jout, ",\n%s \"iterations\": %" PRIu64 ", \"elapsed_s\": ", ind,
 	       r->iterations);
@@ -409,7 +590,17 @@ static void json_run(const struct run *run, const char *ind)
 	json_num(r->cpu_s);
 	fprintf(jout, ", \"kiter_per_cpu_s\": ");
 	json_num(r->kiter_per_cpu_s);
-	fprintf(jout, ",\n%s \"longest_wait_us\": ", ind);
+	fprintf(jout, ", \"cpu_s_per_kiter\": ");
+	json_num(cpu_per_kiter(r->cpu_s, r->iterations));
+	fprintf(jout, ",\n%s \"voluntary_ctxsw\": %" PRIu64
+		", \"involuntary_ctxsw\": %" PRIu64 ", \"voluntary_ctxsw_per_kiter\": ",
+		ind, r->nvcsw, r->nivcsw);
+	json_num(per_kiter(r->nvcsw, r->iterations));
+	fprintf(jout, ", \"involuntary_ctxsw_per_kiter\": ");
+	json_num(per_kiter(r->nivcsw, r->iterations));
+	fprintf(jout, ",\n%s \"latency\": ", ind);
+	json_latency(o, &r->lat);
+	fprintf(jout, ", \"longest_wait_us\": ");
 	json_num(r->longest_wait_us);
 	fprintf(jout, ", \"mean_wait_us\": ");
 	json_num(r->mean_wait_us);
@@ -436,62 +627,113 @@ static void json_run(const struct run *run, const char *ind)
 }
 
 struct summary {
-	const struct fl_lock_ops *ops;
-	bool available;
 	size_t n;
-	double median, spread, min, max, ratio;
-	double lock_pct, unlock_pct, kcpu, maxwait_us, thr_cv;
+	double median, spread, min, max;
+	struct fl_ratio_ci ratio;
+	double lock_pct, unlock_pct, kcpu, cpu_per_kiter, vcs, ivcs;
+	double maxwait_us, thr_cv;
+	struct fl_hist lat;
 };
 
-static void summarize(const struct opts *o, const struct run *runs,
+struct compare {
+	struct inst inst[MAX_INST];
+	size_t ninst, base;		/* base: index of the baseline instance */
+	char base_note[160];
+	unsigned reps;			/* repetitions done */
+	uint64_t seed;
+	struct summary s[MAX_INST];
+};
+
+/* Kiter/s of instance k in every repetition (0 where it failed) */
+static void series(const struct compare *cmp, const struct run *runs,
+		   size_t nruns, size_t k, double *v)
+{
+	for (unsigned rep = 0; rep < cmp->reps; rep++)
+		v[rep] = 0;
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].inst == k && !runs[i].r.error[0])
+			v[runs[i].rep - 1] = runs[i].r.kiter_s;
+}
+
+static void summarize(const struct compare *cmpc, const struct run *runs,
 		      size_t nruns, struct summary *s)
 {
-	double *v = calloc(nruns + 1, sizeof(*v));
-	double base = 0.0;
+	const struct compare *cmp = cmpc;
+	double *v = calloc(cmp->reps + 1, sizeof(*v));
+	double *x = calloc(cmp->reps + 1, sizeof(*x));
+	double *base = calloc(cmp->reps + 1, sizeof(*base));
 
-	for (size_t m = 0; m < o->nmodes; m++) {
-		uint64_t lc = 0, ls = 0, uc = 0, us = 0;
-		double cpu_it = 0, cpu_s = 0, cv = 0;
+	if (!v || !x || !base)
+		abort();
+	series(cmp, runs, nruns, cmp->base, base);
+	for (size_t k = 0; k < cmp->ninst; k++) {
+		uint64_t lc = 0, ls = 0, uc = 0, us = 0, it = 0, vcs = 0, ivcs = 0;
+		double cpu_s = 0, cv = 0;
 
-		memset(&s[m], 0, sizeof(s[m]));
-		s[m].ops = o->modes[m];
-		s[m].available = fl_lock_available(o->modes[m]);
+		memset(&s[k], 0, sizeof(s[k]));
+		fl_hist_init(&s[k].lat);
+		s[k].ratio.verdict = FL_NO_DATA;
 		for (size_t i = 0; i < nruns; i++) {
 			const struct fl_bench_result *r = &runs[i].r;
 
-			if (runs[i].ops != o->modes[m] || r->error[0])
+			if (runs[i].inst != k || r->error[0])
 				continue;
-			v[s[m].n++] = r->kiter_s;
+			v[s[k].n++] = r->kiter_s;
 			lc += r->total.lock_calls;
 			ls += r->total.lock_syscalls;
 			uc += r->total.unlock_calls;
 			us += r->total.unlock_syscalls;
-			cpu_it += (double)r->iterations;
+			it += r->iterations;
+			vcs += r->nvcsw;
+			ivcs += r->nivcsw;
 			cpu_s += r->cpu_s;
-			if (r->longest_wait_us > s[m].maxwait_us)
-				s[m].maxwait_us = r->longest_wait_us;
+			fl_hist_merge(&s[k].lat, &r->lat);
+			if (r->longest_wait_us > s[k].maxwait_us)
+				s[k].maxwait_us = r->longest_wait_us;
 			cv += r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0;
 		}
-		if (!s[m].n)
+		if (!s[k].n)
 			continue;
-		s[m].median = fl_median(v, s[m].n);
-		s[m].spread = fl_spread_pct(v, s[m].n);
-		s[m].min = fl_min(v, s[m].n);
-		s[m].max = fl_max(v, s[m].n);
-		s[m].lock_pct = fl_pct(ls, lc);
-		s[m].unlock_pct = fl_pct(us, uc);
-		s[m].kcpu = cpu_s > 0 ? cpu_it / cpu_s / 1e3 : 0;
-		s[m].thr_cv = cv / (double)s[m].n;
-		if (!strcmp(o->modes[m]->name, "futex_lock"))
-			base = s[m].median;
+		s[k].median = fl_median(v, s[k].n);
+		s[k].spread = fl_spread_pct(v, s[k].n);
+		s[k].min = fl_min(v, s[k].n);
+		s[k].max = fl_max(v, s[k].n);
+		s[k].lock_pct = fl_pct(ls, lc);
+		s[k].unlock_pct = fl_pct(us, uc);
+		s[k].kcpu = cpu_s > 0 ? (double)it / cpu_s / 1e3 : 0;
+		s[k].cpu_per_kiter = cpu_per_kiter(cpu_s, it);
+		s[k].vcs = per_kiter(vcs, it);
+		s[k].ivcs = per_kiter(ivcs, it);
+		s[k].thr_cv = cv / (double)s[k].n;
+		if (k != cmp->base) {
+			series(cmp, runs, nruns, k, x);
+			fl_ratio_ci(x, base, cmp->reps, &s[k].ratio);
+		}
 	}
-	for (size_t m = 0; m < o->nmodes; m++)
-		s[m].ratio = base > 0 && s[m].n ? s[m].median / base : -1;
+	free(base);
+	free(x);
 	free(v);
 }
 
-static void print_table(const struct opts *o, const struct summary *s)
+/* --ci-target: every interval narrower than target % of its median? */
+static bool ci_narrow(const struct opts *o, const struct compare *cmp)
 {
+	for (size_t k = 0; k < cmp->ninst; k++) {
+		const struct fl_ratio_ci *r = &cmp->s[k].ratio;
+
+		if (k == cmp->base || !cmp->inst[k].available)
+			continue;
+		if (r->verdict == FL_NO_DATA || r->median <= 0 ||
+		    100.0 * (r->hi - r->lo) / r->median > o->ci_target)
+			return false;
+	}
+	return true;
+}
+
+static void print_table(const struct opts *o, const struct compare *cmp)
+{
+	const struct summary *s = cmp->s;
+	const struct summary *ctl = NULL;
 	struct utsname u;
 
 	uname(&u);
@@ -501,49 +743,80 @@ static void print_table(const struct opts *o, const struct summary *s)
 	else
 		printf("iterations=%" PRIu64, o->iterations);
 	printf(" threads=%u hold=%" PRIu64 " outside=%" PRIu64
-	       " repeat=%u pin=%s sched=%s kernel=%s\n", o->threads, o->hold,
-	       o->wait, o->repeat, o->pin ? "yes" : "no", o->sched_name, u.release);
-	printf("%-17s %10s %6s %9s %11s %8s %11s %11s %8s\n", "mode", "Kiter/s",
-	       "ratio", "lock-sys%", "unlock-sys%", "spread%", "Kiter/CPU-s",
-	       "maxwait-us", "thr-cv%");
-	for (size_t m = 0; m < o->nmodes; m++) {
-		char ratio[16], lp[16], up[16], kc[24];
+	       " repeat=%u pin=%s sched=%s%s%s kernel=%s\n", o->threads, o->hold,
+	       o->wait, cmp->reps, o->pin ? "yes" : "no", o->sched_name,
+	       o->shared ? " shared" : "", o->multi ? " multi" : "", u.release);
+	printf("baseline: %s%s\n", cmp->inst[cmp->base].label, cmp->base_note);
+	printf("%-22s %10s %6s %-13s %-17s %9s %11s %7s %7s %10s %8s %8s %7s\n",
+	       "mode", "Kiter/s", "ratio", "95% CI", "verdict", "lock-sys%",
+	       "unlock-sys%", "vcs/Kit", "ics/Kit", "CPUms/Kit", "p50-us",
+	       "p99-us", "thr-cv%");
+	for (size_t k = 0; k < cmp->ninst; k++) {
+		const struct inst *in = &cmp->inst[k];
+		char ratio[16], ci[32], lp[16], up[16], p50[16], p99[16];
+		const char *verdict;
 
-		printf("%-17s ", s[m].ops->name);
-		if (!s[m].available) {
+		printf("%-22s ", in->label);
+		if (!in->available) {
 			printf("%10s\n", "unavailable");
 			continue;
 		}
-		if (!s[m].n) {
+		if (!s[k].n) {
 			printf("%10s\n", "failed");
 			continue;
 		}
-		if (s[m].ratio >= 0)
-			snprintf(ratio, sizeof(ratio), "%.2f", s[m].ratio);
-		else
+		if (k == cmp->base) {
+			snprintf(ratio, sizeof(ratio), "1");
+			snprintf(ci, sizeof(ci), "(baseline)");
+			verdict = "-";
+		} else if (s[k].ratio.verdict == FL_NO_DATA) {
 			snprintf(ratio, sizeof(ratio), "-");
-		if (s[m].ops->counts_syscalls) {
-			snprintf(lp, sizeof(lp), "%.2f", s[m].lock_pct);
-			snprintf(up, sizeof(up), "%.2f", s[m].unlock_pct);
+			snprintf(ci, sizeof(ci), "-");
+			verdict = "-";
+		} else {
+			snprintf(ratio, sizeof(ratio), "%.2f", s[k].ratio.median);
+			snprintf(ci, sizeof(ci), "%.2f-%.2f", s[k].ratio.lo,
+				 s[k].ratio.hi);
+			verdict = fl_verdict_name(s[k].ratio.verdict);
+		}
+		if (in->ops->counts_syscalls) {
+			snprintf(lp, sizeof(lp), "%.2f", s[k].lock_pct);
+			snprintf(up, sizeof(up), "%.2f", s[k].unlock_pct);
 		} else {
 			snprintf(lp, sizeof(lp), "n/a");
 			snprintf(up, sizeof(up), "n/a");
 		}
-		if (s[m].kcpu > 0)
-			snprintf(kc, sizeof(kc), "%.2f", s[m].kcpu);
-		else
-			snprintf(kc, sizeof(kc), "n/a");
-		printf("%10.2f %6s %9s %11s %8.1f %11s %11.1f %8.1f\n",
-		       s[m].median, ratio, lp, up, s[m].spread, kc,
-		       s[m].maxwait_us, s[m].thr_cv);
+		if (s[k].lat.count) {
+			snprintf(p50, sizeof(p50), "%.2f",
+				 (double)fl_hist_quantile(&s[k].lat, 0.5) / 1e3);
+			snprintf(p99, sizeof(p99), "%.2f",
+				 (double)fl_hist_quantile(&s[k].lat, 0.99) / 1e3);
+		} else {
+			snprintf(p50, sizeof(p50), "-");
+			snprintf(p99, sizeof(p99), "-");
+		}
+		printf("%10.2f %6s %-13s %-17s %9s %11s %7.2f %7.2f %10.4f %8s %8s %7.1f\n",
+		       s[k].median, ratio, ci, verdict, lp, up, s[k].vcs,
+		       s[k].ivcs, 1000.0 * s[k].cpu_per_kiter, p50, p99,
+		       s[k].thr_cv);
+		if (in->is_control)
+			ctl = &s[k];
 	}
-	printf("ratio = median / median of futex_lock; spread = (max-min)/median "
-	       "over %u runs; thr-cv = per-thread iterations stddev/mean\n",
-	       o->repeat);
+	printf("ratio = median over %u repetitions of Kiter/s(mode) / Kiter/s(baseline) in the\n"
+	       "same repetition (order shuffled every repetition, seed %" PRIu64 "); 95%% CI: bootstrap of\n"
+	       "that median; verdict: faster/slower only if the CI excludes 1. The A/A row is\n"
+	       "the baseline run again as a separate instance: its interval is the noise floor.\n"
+	       "vcs/ics per Kit: voluntary/involuntary context switches per 1000 iterations;\n"
+	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency\n",
+	       cmp->reps, cmp->seed);
+	if (ctl && ctl->ratio.verdict != FL_NO_DATA &&
+	    ctl->ratio.verdict != FL_INDISTINGUISHABLE)
+		printf("WARNING: the A/A control's interval excludes 1.0: the noise of this run is\n"
+		       "larger than its intervals say; do not trust the verdicts above\n");
 }
 
 /* Kernel counters (debugfs) per mode: mean delta per run, per 1000 iterations. */
-static void print_kstats_table(const struct opts *o, const struct run *runs,
+static void print_kstats_table(const struct compare *cmp, const struct run *runs,
 			       size_t nruns)
 {
 	const struct fl_kstats *names = NULL;
@@ -555,19 +828,19 @@ static void print_kstats_table(const struct opts *o, const struct run *runs,
 		return;
 	printf("\nkernel stats (%s): delta per 1000 iterations, mean over runs\n",
 	       fl_kstats_path());
-	printf("%-17s", "mode");
+	printf("%-22s", "mode");
 	for (int k = 0; k < names->n; k++)
 		printf(" %*s", (int)(strlen(names->name[k]) > 9 ? strlen(names->name[k]) : 9),
 		       names->name[k]);
 	printf("\n");
-	for (size_t m = 0; m < o->nmodes; m++) {
+	for (size_t m = 0; m < cmp->ninst; m++) {
 		bool any = false;
 
 		for (size_t i = 0; i < nruns; i++)
-			any |= runs[i].ops == o->modes[m] && runs[i].r.kstats.n > 0;
+			any |= runs[i].inst == m && runs[i].r.kstats.n > 0;
 		if (!any)
 			continue;
-		printf("%-17s", o->modes[m]->name);
+		printf("%-22s", cmp->inst[m].label);
 		for (int k = 0; k < names->n; k++) {
 			double sum = 0;
 			int w = strlen(names->name[k]) > 9 ? (int)strlen(names->name[k]) : 9;
@@ -576,7 +849,7 @@ static void print_kstats_table(const struct opts *o, const struct run *runs,
 			for (size_t i = 0; i < nruns; i++) {
 				const struct fl_bench_result *r = &runs[i].r;
 
-				if (runs[i].ops != o->modes[m] || r->kstats.n <= 0 ||
+				if (runs[i].inst != m || r->kstats.n <= 0 ||
 				    !r->iterations)
 					continue;
 				for (int j = 0; j < r->kstats.n; j++)
@@ -591,7 +864,7 @@ static void print_kstats_table(const struct opts *o, const struct run *runs,
 	}
 }
 
-static void json_begin(const struct opts *o)
+static void json_begin(const struct opts *o, const struct compare *cmp)
 {
 	struct utsname u;
 	int err, ok = fl_futex_lock_probe(&err);
@@ -616,140 +889,343 @@ static void json_begin(const struct opts *o)
 		fprintf(jout, "null");
 	fprintf(jout, ", \"threads\": %u, \"hold_loops\": %" PRIu64
 	       ", \"outside_loops\": %" PRIu64 ", \"repeat\": %u"
-	       ", \"compare\": %s, \"pin\": %s, \"sched\": ", o->threads, o->hold,
-	       o->wait, o->compare ? o->repeat : 1, o->compare ? "true" : "false",
-	       o->pin ? "true" : "false");
+	       ", \"compare\": %s, \"pin\": %s, \"shared\": %s, \"multi\": %s"
+	       ", \"latency_every\": %u, \"sched\": ", o->threads, o->hold,
+	       o->wait, cmp ? cmp->reps : 1, o->compare ? "true" : "false",
+	       o->pin ? "true" : "false", o->shared ? "true" : "false",
+	       o->multi ? "true" : "false", o->latency_every);
 	json_str(o->sched_name);
 	fprintf(jout, ", \"modes\": [");
 	for (size_t m = 0; m < o->nmodes; m++) {
 		fprintf(jout, "%s", m ? ", " : "");
 		json_str(o->modes[m]->name);
 	}
-	fprintf(jout, "]},\n");
+	fprintf(jout, "]");
+	if (cmp) {
+		fprintf(jout, ", \"seed\": %" PRIu64 ", \"ci_target_pct\": ", cmp->seed);
+		json_num(o->ci_target);
+		fprintf(jout, ", \"time_limit_s\": ");
+		json_num(o->time_limit);
+	}
+	fprintf(jout, "},\n");
+	if (cmp) {
+		fprintf(jout, "  \"baseline\": ");
+		json_str(cmp->inst[cmp->base].ops->name);
+		fprintf(jout, ", \"baseline_note\": ");
+		json_str(cmp->base_note);
+		fprintf(jout, ",\n");
+	}
 }
 
-static void json_end(const struct opts *o, const struct run *runs,
-		     size_t nruns, const struct summary *s)
+static void json_summary(const struct compare *cmp)
 {
+	const struct summary *s = cmp->s;
+
+	fprintf(jout, ",\n  \"summary\": [\n");
+	for (size_t k = 0; k < cmp->ninst; k++) {
+		const struct inst *in = &cmp->inst[k];
+
+		fprintf(jout, "    {\"mode\": ");
+		json_str(in->ops->name);
+		fprintf(jout, ", \"instance\": ");
+		json_str(in->label);
+		fprintf(jout, ", \"baseline\": %s, \"control\": %s, \"available\": %s, \"runs\": %zu",
+			k == cmp->base ? "true" : "false",
+			in->is_control ? "true" : "false",
+			in->available ? "true" : "false", s[k].n);
+		if (s[k].n) {
+			fprintf(jout, ",\n     \"median_kiter_s\": ");
+			json_num(s[k].median);
+			fprintf(jout, ", \"min_kiter_s\": ");
+			json_num(s[k].min);
+			fprintf(jout, ", \"max_kiter_s\": ");
+			json_num(s[k].max);
+			fprintf(jout, ", \"spread_pct\": ");
+			json_num(s[k].spread);
+			fprintf(jout, ",\n     \"ratio\": ");
+			if (k == cmp->base)
+				fprintf(jout, "1, \"ratio_lo\": 1, \"ratio_hi\": 1, \"pairs\": %u, \"verdict\": \"baseline\"",
+					cmp->reps);
+			else if (s[k].ratio.verdict == FL_NO_DATA)
+				fprintf(jout, "null, \"ratio_lo\": null, \"ratio_hi\": null, \"pairs\": %zu, \"verdict\": null",
+					s[k].ratio.n);
+			else {
+				json_num(s[k].ratio.median);
+				fprintf(jout, ", \"ratio_lo\": ");
+				json_num(s[k].ratio.lo);
+				fprintf(jout, ", \"ratio_hi\": ");
+				json_num(s[k].ratio.hi);
+				fprintf(jout, ", \"pairs\": %zu, \"verdict\": ", s[k].ratio.n);
+				json_str(fl_verdict_name(s[k].ratio.verdict));
+			}
+			if (in->ops->counts_syscalls)
+				fprintf(jout, ",\n     \"lock_syscall_pct\": %.2f, \"unlock_syscall_pct\": %.2f",
+				       s[k].lock_pct, s[k].unlock_pct);
+			else
+				fprintf(jout, ",\n     \"lock_syscall_pct\": null, \"unlock_syscall_pct\": null");
+			fprintf(jout, ", \"kiter_per_cpu_s\": ");
+			json_num(s[k].kcpu);
+			fprintf(jout, ", \"cpu_s_per_kiter\": ");
+			json_num(s[k].cpu_per_kiter);
+			fprintf(jout, ", \"voluntary_ctxsw_per_kiter\": ");
+			json_num(s[k].vcs);
+			fprintf(jout, ", \"involuntary_ctxsw_per_kiter\": ");
+			json_num(s[k].ivcs);
+			fprintf(jout, ",\n     \"latency_p50_us\": ");
+			json_num(s[k].lat.count ? (double)fl_hist_quantile(&s[k].lat, 0.5) / 1e3 : -1e301);
+			fprintf(jout, ", \"latency_p90_us\": ");
+			json_num(s[k].lat.count ? (double)fl_hist_quantile(&s[k].lat, 0.9) / 1e3 : -1e301);
+			fprintf(jout, ", \"latency_p99_us\": ");
+			json_num(s[k].lat.count ? (double)fl_hist_quantile(&s[k].lat, 0.99) / 1e3 : -1e301);
+			fprintf(jout, ", \"latency_p999_us\": ");
+			json_num(s[k].lat.count ? (double)fl_hist_quantile(&s[k].lat, 0.999) / 1e3 : -1e301);
+			fprintf(jout, ", \"latency_max_us\": ");
+			json_num(s[k].lat.count ? (double)s[k].lat.max_ns / 1e3 : -1e301);
+			fprintf(jout, ", \"longest_wait_us\": ");
+			json_num(s[k].maxwait_us);
+			fprintf(jout, ", \"thread_cv_pct\": ");
+			json_num(s[k].thr_cv);
+		}
+		fprintf(jout, "}%s\n", k + 1 < cmp->ninst ? "," : "");
+	}
+	fprintf(jout, "  ]");
+}
+
+static void json_all(const struct opts *o, const struct compare *cmp,
+		     const struct run *runs, size_t nruns)
+{
+	json_begin(o, cmp);
 	fprintf(jout, "  \"runs\": [\n");
 	for (size_t i = 0; i < nruns; i++) {
-		json_run(&runs[i], "    ");
+		json_run(o, &runs[i], cmp ? &cmp->inst[runs[i].inst] : NULL, "    ");
 		fprintf(jout, "%s\n", i + 1 < nruns ? "," : "");
 	}
-	fprintf(jout, "  ],\n  \"summary\": [\n");
-	for (size_t m = 0; m < o->nmodes; m++) {
-		fprintf(jout, "    {\"mode\": ");
-		json_str(s[m].ops->name);
-		fprintf(jout, ", \"available\": %s, \"runs\": %zu",
-		       s[m].available ? "true" : "false", s[m].n);
-		if (s[m].n) {
-			fprintf(jout, ", \"median_kiter_s\": ");
-			json_num(s[m].median);
-			fprintf(jout, ", \"min_kiter_s\": ");
-			json_num(s[m].min);
-			fprintf(jout, ", \"max_kiter_s\": ");
-			json_num(s[m].max);
-			fprintf(jout, ", \"spread_pct\": ");
-			json_num(s[m].spread);
-			fprintf(jout, ", \"ratio_to_futex_lock\": ");
-			if (s[m].ratio >= 0)
-				json_num(s[m].ratio);
-			else
-				fprintf(jout, "null");
-			if (s[m].ops->counts_syscalls)
-				fprintf(jout, ", \"lock_syscall_pct\": %.2f, \"unlock_syscall_pct\": %.2f",
-				       s[m].lock_pct, s[m].unlock_pct);
-			else
-				fprintf(jout, ", \"lock_syscall_pct\": null, \"unlock_syscall_pct\": null");
-			fprintf(jout, ", \"kiter_per_cpu_s\": ");
-			json_num(s[m].kcpu);
-			fprintf(jout, ", \"longest_wait_us\": ");
-			json_num(s[m].maxwait_us);
-			fprintf(jout, ", \"thread_cv_pct\": ");
-			json_num(s[m].thr_cv);
+	fprintf(jout, "  ]");
+	if (cmp)
+		json_summary(cmp);
+	fprintf(jout, "\n}\n");
+}
+
+static int write_json(const struct opts *o, const struct compare *cmp,
+		      const struct run *runs, size_t nruns)
+{
+	if (o->json_file) {
+		jout = fopen(o->json_file, "w");
+		if (!jout) {
+			perror(o->json_file);
+			return 1;
 		}
-		fprintf(jout, "}%s\n", m + 1 < o->nmodes ? "," : "");
+		json_all(o, cmp, runs, nruns);
+		if (fclose(jout)) {
+			perror(o->json_file);
+			return 1;
+		}
 	}
-	fprintf(jout, "  ]\n}\n");
+	if (o->json) {
+		jout = stdout;
+		json_all(o, cmp, runs, nruns);
+	}
+	return 0;
+}
+
+static int run_status(const struct run *run, int status)
+{
+	const struct fl_bench_result *r = &run->r;
+
+	if (!r->error[0])
+		return status;
+	if (r->setup_failed) {
+		fprintf(stderr, "futex_lock: %s: setup error: %s\n",
+			run->ops->name, r->error);
+		return status ? status : 1;
+	}
+	fprintf(stderr, "futex_lock: %s: %s\n", run->ops->name, r->error);
+	if (!r->mutex_ok && r->iterations)
+		return 3;
+	return status ? status : 1;
+}
+
+/* Plain runs: each mode once, RFC block (or the -s line) per run. */
+static int run_single(const struct opts *o)
+{
+	struct run *runs = calloc(o->nmodes, sizeof(*runs));
+	size_t nruns = 0;
+	int status = 0;
+
+	if (!runs)
+		return 1;
+	for (size_t m = 0; m < o->nmodes; m++) {
+		if (!fl_lock_available(o->modes[m])) {
+			fprintf(stderr, "futex_lock: %s\n", FL_NO_FUTEX_LOCK_MSG);
+			free(runs);
+			return 1;
+		}
+	}
+	for (size_t m = 0; m < o->nmodes; m++) {
+		struct run *run = &runs[nruns++];
+		struct fl_bench_cfg cfg;
+
+		run->ops = o->modes[m];
+		run->rep = 1;
+		cfg_for(o, run->ops, &cfg);
+		fl_bench_run(&cfg, &run->r);
+		status = run_status(run, status);
+		/* a run that never started has no RFC block to print */
+		if (o->json || run->r.setup_failed)
+			continue;
+		if (o->silent) {
+			print_silent(o, run);
+			continue;
+		}
+		if (nruns > 1)
+			printf("\n");
+		print_text(o, run);
+	}
+	if (write_json(o, NULL, runs, nruns))
+		status = status ? status : 1;
+	free(runs);
+	return status;
+}
+
+static uint64_t rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+static int run_compare(const struct opts *o)
+{
+	struct compare *cmp = calloc(1, sizeof(*cmp));
+	struct run *runs = NULL;
+	size_t nruns = 0, cap = 0, navail = 0, order[MAX_INST];
+	uint64_t t0 = fl_now_ns(), rs;
+	int err, status = 0;
+
+	if (!cmp)
+		return 1;
+	fl_futex_lock_probe(&err);
+	for (size_t m = 0; m < o->nmodes; m++) {
+		struct inst *in = &cmp->inst[cmp->ninst++];
+
+		in->ops = o->modes[m];
+		in->available = fl_lock_available(in->ops);
+		snprintf(in->label, sizeof(in->label), "%s", in->ops->name);
+		navail += in->available;
+	}
+	if (!navail) {
+		fprintf(stderr, "futex_lock: --compare: none of the requested modes can run here (%s)\n",
+			fl_futex_lock_probe_line());
+		free(cmp);
+		return 1;
+	}
+	/* the baseline: --baseline, else futex_lock, else pthread */
+	{
+		const struct fl_lock_ops *b = o->baseline;
+
+		if (!b) {
+			b = fl_lock_find("futex_lock");
+			if (!fl_lock_available(b)) {
+				b = fl_lock_find("pthread");
+				snprintf(cmp->base_note, sizeof(cmp->base_note),
+					 " (FUTEX_LOCK unavailable on this kernel: probe %s; ratios refer to pthread)",
+					 err ? strerrorname_np(err) : "succeeded");
+			}
+		}
+		if (!fl_lock_available(b)) {
+			fprintf(stderr, "futex_lock: --baseline %s cannot run here (%s)\n",
+				b->name, fl_futex_lock_probe_line());
+			free(cmp);
+			return 1;
+		}
+		cmp->base = cmp->ninst;
+		for (size_t k = 0; k < cmp->ninst; k++)
+			if (cmp->inst[k].ops == b)
+				cmp->base = k;
+		if (cmp->base == cmp->ninst) {
+			struct inst *in = &cmp->inst[cmp->ninst++];
+
+			in->ops = b;
+			in->available = true;
+			snprintf(in->label, sizeof(in->label), "%s", b->name);
+		}
+		cmp->inst[cmp->base].is_base = true;
+		/* the A/A control: the baseline again, a separate instance */
+		{
+			struct inst *in = &cmp->inst[cmp->ninst++];
+
+			in->ops = b;
+			in->available = true;
+			in->is_control = true;
+			snprintf(in->label, sizeof(in->label), "%s (A/A)", b->name);
+		}
+	}
+	cmp->seed = o->seed_set ? o->seed : (fl_now_ns() ^ ((uint64_t)getpid() << 32));
+	rs = cmp->seed ? cmp->seed : 1;
+	for (unsigned rep = 0;; rep++) {
+		double el = (double)(fl_now_ns() - t0) / 1e9;
+
+		if (rep >= 2 && o->time_limit > 0 && el >= o->time_limit)
+			break;
+		if (rep >= o->repeat) {
+			if (!(o->ci_target > 0) || rep >= MAX_REPEAT)
+				break;
+			cmp->reps = rep;
+			summarize(cmp, runs, nruns, cmp->s);
+			if (ci_narrow(o, cmp))
+				break;
+		}
+		/* a new random order of the instances every repetition */
+		for (size_t k = 0; k < cmp->ninst; k++)
+			order[k] = k;
+		for (size_t k = cmp->ninst; k > 1; k--) {
+			size_t j = rng_next(&rs) % k, t = order[k - 1];
+
+			order[k - 1] = order[j];
+			order[j] = t;
+		}
+		for (size_t q = 0; q < cmp->ninst; q++) {
+			const struct inst *in = &cmp->inst[order[q]];
+			struct fl_bench_cfg cfg;
+			struct run *run;
+
+			if (!in->available)
+				continue;
+			if (nruns == cap) {
+				cap = cap ? 2 * cap : 4 * MAX_INST;
+				runs = realloc(runs, cap * sizeof(*runs));
+				if (!runs)
+					abort();
+			}
+			run = &runs[nruns++];
+			memset(run, 0, sizeof(*run));
+			run->ops = in->ops;
+			run->inst = order[q];
+			run->rep = rep + 1;
+			cfg_for(o, in->ops, &cfg);
+			fl_bench_run(&cfg, &run->r);
+			status = run_status(run, status);
+		}
+		cmp->reps = rep + 1;
+	}
+	summarize(cmp, runs, nruns, cmp->s);
+	if (write_json(o, cmp, runs, nruns))
+		status = status ? status : 1;
+	if (!o->json) {
+		print_table(o, cmp);
+		print_kstats_table(cmp, runs, nruns);
+	}
+	free(runs);
+	free(cmp);
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o;
-	struct run *runs;
-	struct summary s[MAX_MODES];
-	size_t nruns = 0;
-	unsigned reps;
-	int status = 0;
 
 	parse(argc, argv, &o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-
-	if (!o.compare) {
-		for (size_t m = 0; m < o.nmodes; m++) {
-			if (!fl_lock_available(o.modes[m])) {
-				fprintf(stderr, "futex_lock: %s\n", FL_NO_FUTEX_LOCK_MSG);
-				return 1;
-			}
-		}
-	}
-	reps = o.compare ? o.repeat : 1;
-	runs = calloc((size_t)reps * o.nmodes, sizeof(*runs));
-	if (!runs)
-		return 1;
-
-	for (unsigned rep = 0; rep < reps; rep++) {
-		/* interleave the modes; rotate the order every repetition */
-		for (size_t k = 0; k < o.nmodes; k++) {
-			const struct fl_lock_ops *ops =
-				o.modes[(k + rep) % o.nmodes];
-			struct fl_bench_cfg cfg;
-			struct run *run;
-
-			if (!fl_lock_available(ops))
-				continue;
-			run = &runs[nruns];
-			run->ops = ops;
-			run->rep = rep + 1;
-			cfg_for(&o, ops, &cfg);
-			if (fl_bench_run(&cfg, &run->r)) {
-				fprintf(stderr, "futex_lock: %s: %s\n", ops->name,
-					run->r.error);
-				if (!run->r.mutex_ok && run->r.iterations)
-					status = 3;
-				else if (!status)
-					status = 1;
-			}
-			if (!o.json && !o.compare) {
-				if (nruns)
-					printf("\n");
-				print_text(&o, run);
-			}
-			nruns++;
-		}
-	}
-	summarize(&o, runs, nruns, s);
-	if (o.json_file) {
-		jout = fopen(o.json_file, "w");
-		if (!jout) {
-			perror(o.json_file);
-			return 1;
-		}
-		json_begin(&o);
-		json_end(&o, runs, nruns, s);
-		if (fclose(jout)) {
-			perror(o.json_file);
-			return 1;
-		}
-	}
-	if (o.json) {
-		jout = stdout;
-		json_begin(&o);
-		json_end(&o, runs, nruns, s);
-	} else if (o.compare) {
-		print_table(&o, s);
-		print_kstats_table(&o, runs, nruns);
-	}
-	free(runs);
-	return status;
+	return o.compare ? run_compare(&o) : run_single(&o);
 }
