@@ -4,18 +4,34 @@ text output of the same runs.
 Usage: json_vs_text.py TEXT JSON [NRUNS [ITER]] [TEXT JSON NRUNS ITER ...]
 (NRUNS/ITER of "-" = do not check). Exit 0 if every figure matches, 1 (with
 the reason) if not. Several groups of four in one call: python starts slowly
-in the guest."""
+in the guest. No `assert`: every check is explicit, so PYTHONOPTIMIZE cannot
+switch it off."""
 import json
 import re
 import sys
+
+
+class Mismatch(Exception):
+    pass
+
+
+def need(cond, *why):
+    if not cond:
+        raise Mismatch(" ".join(str(w) for w in why))
 
 
 def opt_int(v):
     return None if v in (None, "-") else int(v)
 
 
+def close(a, b, tol):
+    return abs(a - b) <= tol
+
+
 def main():
     a = sys.argv[1:]
+    if not a:
+        raise Mismatch("usage: json_vs_text.py TEXT JSON [NRUNS [ITER]] ...")
     while a:
         grp, a = (a + [None, None])[:4], a[4:]
         check(grp[0], grp[1], opt_int(grp[2]), opt_int(grp[3]))
@@ -24,44 +40,65 @@ def main():
 def check(txt_path, js_path, want_runs, want_iter):
     blocks = [b for b in open(txt_path).read().split("\n\n") if b.strip()]
     runs = json.load(open(js_path))["runs"]
-    assert len(blocks) == len(runs), (len(blocks), len(runs))
+    need(len(blocks) == len(runs), "text blocks", len(blocks), "!= JSON runs", len(runs))
     if want_runs is not None:
-        assert len(runs) == want_runs, (len(runs), want_runs)
+        need(len(runs) == want_runs, "runs", len(runs), "!= expected", want_runs)
     for block, r in zip(blocks, runs):
         def g(pat):
             m = re.search(pat, block, re.M)
-            assert m, (pat, block)
+            need(m is not None, "no line", repr(pat), "in", block[:200])
             return m.group(1)
-        assert g(r"^mode: ([\w-]+);") == r["mode"]
-        assert int(g(r"^Result: (\d+) Kiter/s$")) == r["result_kiter_s"]
-        assert abs(float(g(r"^elapsed: [\d.]+ s \(([\d.]+) Kiter/s")) - r["kiter_s"]) < 0.01
+        need(g(r"^mode: ([\w-]+);") == r["mode"], "mode", r["mode"])
+        need(int(g(r"^Result: (\d+) Kiter/s$")) == r["result_kiter_s"], "Result")
+        need(close(float(g(r"^elapsed: [\d.]+ s \(([\d.]+) Kiter/s")), r["kiter_s"], 0.01),
+             "Kiter/s", r["kiter_s"])
         for k in ("lock", "unlock"):
             calls = int(g(r"^%s calls: (\d+)$" % k))
-            assert calls == r[k + "_calls"], (k, calls, r[k + "_calls"])
+            need(calls == r[k + "_calls"], k, "calls", calls, r[k + "_calls"])
             if want_iter is not None:
-                assert calls == want_iter, (k, calls, want_iter)
+                need(calls == want_iter, k, "calls", calls, "!= -i", want_iter)
             s = g(r"^%s syscalls: (.*)$" % k)
             if s == "n/a":
-                assert r[k + "_syscalls"] is None
+                need(r[k + "_syscalls"] is None, k, "syscalls n/a vs", r[k + "_syscalls"])
             else:
-                n, pct = re.match(r"(\d+) \(([\d.]+)%\)$", s).groups()
-                assert int(n) == r[k + "_syscalls"], (k, n, r[k + "_syscalls"])
-                assert float(pct) == r[k + "_syscall_pct"], (k, pct)
-        assert int(g(r"protected counter (\d+)")) == r["protected_counter"]
-        assert r["mutex_ok"] is True
+                m = re.match(r"(\d+) \(([\d.]+)%\)$", s)
+                need(m is not None, k, "syscalls line", s)
+                n, pct = m.groups()
+                need(int(n) == r[k + "_syscalls"], k, "syscalls", n, r[k + "_syscalls"])
+                need(float(pct) == r[k + "_syscall_pct"], k, "syscall %", pct)
+        vol = g(r"^context switches: voluntary (\d+) ")
+        inv = g(r"involuntary (\d+) \(")
+        need(int(vol) == r["voluntary_ctxsw"], "voluntary ctxsw", vol, r["voluntary_ctxsw"])
+        need(int(inv) == r["involuntary_ctxsw"], "involuntary ctxsw", inv, r["involuntary_ctxsw"])
+        cpk = float(g(r"CPU-s per Kiter: ([\d.]+)$"))
+        need(close(cpk, r["cpu_s_per_kiter"], 1e-6), "CPU-s per Kiter", cpk, r["cpu_s_per_kiter"])
+        lat = r["latency"]
+        if lat is None:
+            need(re.search(r"^acquire latency: not sampled", block, re.M) is not None,
+                 "latency null in JSON but sampled in text")
+        else:
+            need(int(g(r"^acquire latency \(every \d+\w\w acquire, (\d+) samples\)")) == lat["samples"],
+                 "latency samples")
+            for name, key in (("p50", "p50_us"), ("p99", "p99_us"), ("p99.9", "p999_us"),
+                              ("max", "max_us")):
+                v = float(g(r"[ ,]%s ([\d.]+) us" % re.escape(name)))
+                need(close(v, lat[key], 0.0005), "latency", name, v, lat[key])
+        need(int(g(r"protected counter (\d+)")) == r["protected_counter"], "protected counter")
+        need(r["mutex_ok"] is True, "mutex_ok false")
         if r.get("kernel_stats"):
             line = g(r"^kernel stats \([^)]*\): (.*)$")
             kv = dict(x.split("=") for x in line.split())
-            assert {k: int(v) for k, v in kv.items()} == r["kernel_stats"]
+            need({k: int(v) for k, v in kv.items()} == r["kernel_stats"], "kernel stats",
+                 line, r["kernel_stats"])
     print("# json matches text for", [r["mode"] for r in runs])
 
 
 if __name__ == "__main__":
     try:
         main()
-    except AssertionError as e:
+    except Mismatch as e:
         print("# mismatch:", e)
         sys.exit(1)
-    except (OSError, ValueError, KeyError, AttributeError) as e:
+    except (OSError, ValueError, KeyError, AttributeError, TypeError, IndexError) as e:
         print("# cannot compare:", type(e).__name__, e)
         sys.exit(1)

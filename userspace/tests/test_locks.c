@@ -1,21 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_locks - TAP tests of every lock implementation in lib/locks.c:
- *  1. mutual exclusion: T threads x N iterations; inside the lock a flag
- *     must be free (exchange returns 0) and a plain counter is bumped;
- *     at the end counter == T x N;
+ *  1. mutual exclusion: T threads x N iterations, started on a barrier;
+ *     inside the lock a flag must be free (exchange returns 0) and a
+ *     counter is read, held across the critical section (a long hold and,
+ *     every 32nd time, a 20 us sleep, so the others run and reach the
+ *     lock while it is held, even on one CPU) and written back + 1; at
+ *     the end counter == T x N, no overlap was seen, and contention must
+ *     have happened (threads seen waiting inside the critical section),
+ *     else the test says it proved nothing and fails;
+ *  1b. the same check on a test-only lock that does not lock must fail
+ *     in every one of several runs (the check can fail);
  *  2. uncontended: 1 thread -> lock/unlock calls exact, 0 syscalls;
  *  3. forced contention: main holds the lock while 3 threads block on it
  *     -> lock syscalls > 0 (and unlock syscalls > 0 for sleeping locks).
+ *  4. kernel-stats deltas from two stats files whose values differ;
+ *  5. --bare-loop only: futex_lock's engine at 1 thread, no delays, ranks
+ *     spin < waitwake < pi like a bare lock();unlock() loop, each within
+ *     10% of it (best of several interleaved runs; native hosts only).
  * Modes needing FUTEX_LOCK are skipped when the kernel lacks it, unless
  * --require-futex-lock is given (then they fail).
- * Usage: test_locks [--require-futex-lock] [-t THREADS] [-i ITERATIONS] [MODE...]
+ * FUTEXLOCK_TEST_BROKEN_LOCK=1 adds the test-only broken lock to the modes
+ * tested as if it were real: the run must then fail (shows the check bites).
+ * Usage: test_locks [--require-futex-lock] [--bare-loop] [-t THREADS]
+ *                   [-i ITERATIONS] [MODE...]
  */
 #include "futexlock.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 static int testno;
 static int failures;
@@ -36,6 +51,8 @@ struct shared {
 	_Alignas(FL_CACHELINE) uint64_t counter;
 	atomic_int in_cs;
 	atomic_int violations;
+	_Alignas(FL_CACHELINE) atomic_int waiting;	/* threads inside fl_lock() */
+	atomic_uint_fast64_t contended;	/* CS entries that saw a waiter */
 	uint64_t iters;
 	pthread_barrier_t barrier;
 };
@@ -50,18 +67,31 @@ static void *mutex_worker(void *arg)
 {
 	struct thr *t = arg;
 	struct shared *sh = t->sh;
+	const struct timespec nap = { 0, 20 * 1000 };
 
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	pthread_barrier_wait(&sh->barrier);
 	for (uint64_t i = 0; i < sh->iters; i++) {
+		volatile uint64_t v;
+
+		atomic_fetch_add(&sh->waiting, 1);
 		fl_lock(&sh->lock, &t->c);
+		atomic_fetch_sub(&sh->waiting, 1);
 		if (atomic_exchange_explicit(&sh->in_cs, 1, memory_order_relaxed))
 			atomic_fetch_add(&sh->violations, 1);
-		sh->counter++;
-		fl_delay(i % 8 == 0 ? 200 : 10);
+		/* read, hold, write back: a second owner loses an update */
+		v = sh->counter;
+		if (i % 32 == 31)
+			nanosleep(&nap, NULL);	/* the others run meanwhile */
+		else
+			fl_delay(i % 8 == 0 ? 400 : 40);
+		if (atomic_load_explicit(&sh->waiting, memory_order_relaxed) ||
+		    atomic_load_explicit(&sh->in_cs, memory_order_relaxed) != 1)
+			atomic_fetch_add_explicit(&sh->contended, 1,
+						  memory_order_relaxed);
+		sh->counter = v + 1;
 		atomic_store_explicit(&sh->in_cs, 0, memory_order_relaxed);
 		fl_unlock(&sh->lock, &t->c);
-		if (i % 16 == 0)
-			fl_delay(100);
 	}
 	return NULL;
 }
@@ -92,14 +122,18 @@ static int run_threads(struct shared *sh, struct thr *t, unsigned n,
 	return 0;
 }
 
-static void test_mutex(const struct fl_lock_ops *ops, unsigned threads,
-		       uint64_t iters)
+/*
+ * Returns 1 if exclusion held, 0 if it was violated, -1 if no contention
+ * was seen (the run proved nothing); extra gets the figures.
+ */
+static int mutex_run(const struct fl_lock_ops *ops, unsigned threads,
+		     uint64_t iters, char *extra, size_t len)
 {
 	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
 	struct thr *t = calloc(threads, sizeof(*t));
 	struct fl_counters s;
-	char extra[200];
-	uint64_t expect = (uint64_t)threads * iters;
+	uint64_t expect = (uint64_t)threads * iters, contended;
+	int ret, overlaps;
 	bool ok;
 
 	memset(sh, 0, sizeof(*sh));
@@ -107,18 +141,56 @@ static void test_mutex(const struct fl_lock_ops *ops, unsigned threads,
 	sh->iters = iters;
 	ok = run_threads(sh, t, threads, mutex_worker) == 0;
 	sum(t, threads, &s);
-	ok = ok && sh->counter == expect && !sh->violations &&
+	overlaps = atomic_load(&sh->violations);
+	contended = atomic_load(&sh->contended);
+	ok = ok && sh->counter == expect && !overlaps &&
 	     s.lock_calls == expect && s.unlock_calls == expect;
-	snprintf(extra, sizeof(extra),
+	/* a broken lock shows up as overlaps; a correct one as waiters */
+	ret = !ok ? 0 : contended + (uint64_t)overlaps < 10 ? -1 : 1;
+	snprintf(extra, len,
 		 "%u threads x %" PRIu64 ": counter %" PRIu64 "/%" PRIu64
-		 ", overlaps %d, lock calls %" PRIu64 ", lock syscalls %" PRIu64
-		 ", unlock syscalls %" PRIu64, threads, iters, sh->counter,
-		 expect, atomic_load(&sh->violations), s.lock_calls,
-		 s.lock_syscalls, s.unlock_syscalls);
-	tap(ok, "%s: mutual exclusion", ops->name, extra);
+		 ", overlaps %d, contended entries %" PRIu64 ", lock calls %" PRIu64
+		 ", lock syscalls %" PRIu64 ", unlock syscalls %" PRIu64,
+		 threads, iters, sh->counter, expect, overlaps, contended,
+		 s.lock_calls, s.lock_syscalls, s.unlock_syscalls);
 	fl_lock_destroy(&sh->lock);
 	free(t);
 	free(sh);
+	return ret;
+}
+
+static void test_mutex(const struct fl_lock_ops *ops, unsigned threads,
+		       uint64_t iters)
+{
+	char extra[300];
+	int r = mutex_run(ops, threads < 2 ? 2 : threads, iters, extra,
+			  sizeof(extra));
+
+	if (r < 0)
+		strncat(extra, "; NO CONTENTION SEEN: the test proved nothing",
+			sizeof(extra) - strlen(extra) - 1);
+	tap(r == 1, "%s: mutual exclusion under forced contention", ops->name,
+	    extra);
+}
+
+/* The check itself must fail on a lock that does not lock, every time. */
+static void test_check_catches_broken(unsigned threads, uint64_t iters)
+{
+	enum { RUNS = 5 };
+	char extra[300], last[256] = "";
+	int caught = 0;
+
+	for (int i = 0; i < RUNS; i++) {
+		if (mutex_run(&fl_lock_test_broken, threads < 2 ? 2 : threads,
+			      iters, extra, sizeof(extra)) == 0)
+			caught++;
+		else
+			snprintf(last, sizeof(last), "missed: %.240s", extra);
+	}
+	snprintf(extra, sizeof(extra), "caught in %d of %d runs%s%.256s", caught,
+		 RUNS, last[0] ? "; " : "", last);
+	tap(caught == RUNS, "%s: the exclusion check fails a lock that does not lock",
+	    fl_lock_test_broken.name, extra);
 }
 
 static void test_uncontended(const struct fl_lock_ops *ops)
@@ -205,17 +277,165 @@ static void test_contended(const struct fl_lock_ops *ops)
 	free(sh);
 }
 
+/* Deltas from two stats files with different values (and a new name). */
+static void test_kstats_delta(void)
+{
+	char dir[] = "/tmp/test_locks.XXXXXX", p0[64], p1[64], extra[200];
+	struct fl_kstats k0, k1, d;
+	bool ok;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		tap(false, "%s: kernel-stats delta", "kstats", "mkdtemp failed");
+		return;
+	}
+	snprintf(p0, sizeof(p0), "%s/before", dir);
+	snprintf(p1, sizeof(p1), "%s/after", dir);
+	f = fopen(p0, "w");
+	if (f) {
+		fputs("lock_slow: 3\nspin_acquired: 40\n", f);
+		fclose(f);
+	}
+	f = fopen(p1, "w");
+	if (f) {
+		fputs("lock_slow: 10\nspin_acquired: 40\nsleeps: 5\n", f);
+		fclose(f);
+	}
+	setenv("FUTEXLOCK_KSTATS", p0, 1);
+	ok = fl_kstats_read(&k0) == 0;
+	setenv("FUTEXLOCK_KSTATS", p1, 1);
+	ok = ok && fl_kstats_read(&k1) == 0;
+	unsetenv("FUTEXLOCK_KSTATS");
+	fl_kstats_delta(&k0, &k1, &d);
+	ok = ok && d.n == 3 && !strcmp(d.name[0], "lock_slow") &&
+	     d.value[0] == 7 && !strcmp(d.name[1], "spin_acquired") &&
+	     d.value[1] == 0 && !strcmp(d.name[2], "sleeps") && d.value[2] == 5;
+	snprintf(extra, sizeof(extra), "n=%d: %s=%" PRIu64 " %s=%" PRIu64
+		 " %s=%" PRIu64 ", want lock_slow=7 spin_acquired=0 sleeps=5",
+		 d.n, d.n > 0 ? d.name[0] : "-", d.n > 0 ? d.value[0] : 0,
+		 d.n > 1 ? d.name[1] : "-", d.n > 1 ? d.value[1] : 0,
+		 d.n > 2 ? d.name[2] : "-", d.n > 2 ? d.value[2] : 0);
+	tap(ok, "%s: delta of two readings that differ", "kstats", extra);
+	unlink(p0);
+	unlink(p1);
+	rmdir(dir);
+}
+
+/* ---- bare-loop reference (--bare-loop) ---- */
+struct bare {
+	const struct fl_lock_ops *ops;
+	uint64_t n, ns;
+};
+
+static void *bare_thread(void *arg)
+{
+	struct bare *b = arg;
+	struct fl_lock *l = aligned_alloc(FL_CACHELINE, sizeof(*l));
+	struct fl_counters c = { 0 };
+	volatile uint64_t counter = 0;
+	uint64_t t0;
+
+	fl_lock_init(l, b->ops);
+	t0 = fl_now_ns();
+	for (uint64_t i = 0; i < b->n; i++) {
+		fl_lock(l, &c);
+		counter++;
+		fl_unlock(l, &c);
+	}
+	b->ns = fl_now_ns() - t0;
+	fl_lock_destroy(l);
+	free(l);
+	return NULL;
+}
+
+/* one bare loop in its own thread, like the engine's worker: ns per pair */
+static double bare_ns(const struct fl_lock_ops *ops, uint64_t n)
+{
+	struct bare b = { ops, n, 0 };
+	pthread_t th;
+
+	if (pthread_create(&th, NULL, bare_thread, &b))
+		return 0;
+	pthread_join(th, NULL);
+	return (double)b.ns / (double)n;
+}
+
+static double engine_ns(const struct fl_lock_ops *ops, uint64_t n)
+{
+	struct fl_bench_cfg cfg = { .ops = ops, .threads = 1, .iterations = n,
+				    .latency_every = FL_DEF_LATENCY_EVERY };
+	struct fl_bench_result *r = malloc(sizeof(*r));
+	double ns;
+
+	if (!r || fl_bench_run(&cfg, r)) {
+		free(r);
+		return 0;
+	}
+	ns = r->elapsed_s * 1e9 / (double)r->iterations;
+	free(r);
+	return ns;
+}
+
+static void test_bare_loop(void)
+{
+	enum { ROUNDS = 15, M = 3 };
+	static const char *const names[M] = { "spin", "waitwake", "pi" };
+	const uint64_t n = 1000000;
+	double bare[M], eng[M];
+	char extra[300];
+	bool ranked_bare = true, ranked_eng = true;
+
+	for (int m = 0; m < M; m++)
+		bare[m] = eng[m] = 1e30;
+	/* interleaved, best of ROUNDS: the minimum is the least disturbed */
+	for (int r = 0; r < ROUNDS; r++) {
+		for (int m = 0; m < M; m++) {
+			const struct fl_lock_ops *ops = fl_lock_find(names[m]);
+			double b = bare_ns(ops, n), e = engine_ns(ops, n);
+
+			if (b > 0 && b < bare[m])
+				bare[m] = b;
+			if (e > 0 && e < eng[m])
+				eng[m] = e;
+		}
+	}
+	for (int m = 0; m < M; m++) {
+		double ratio = eng[m] / bare[m];
+
+		snprintf(extra, sizeof(extra),
+			 "engine %.2f ns/iter, bare loop %.2f ns/pair, ratio %.3f, best of %d x %" PRIu64,
+			 eng[m], bare[m], ratio, ROUNDS, n);
+		tap(ratio >= 0.9 && ratio <= 1.1,
+		    "%s: futex_lock -t 1 -d 0 -w 0 within 10%% of a bare loop",
+		    names[m], extra);
+		if (m && !(bare[m - 1] < bare[m]))
+			ranked_bare = false;
+		if (m && !(eng[m - 1] < eng[m]))
+			ranked_eng = false;
+	}
+	snprintf(extra, sizeof(extra),
+		 "engine %.2f < %.2f < %.2f ns; bare %.2f < %.2f < %.2f ns",
+		 eng[0], eng[1], eng[2], bare[0], bare[1], bare[2]);
+	tap(ranked_eng && ranked_bare, "%s: engine and bare loop rank spin < waitwake < pi",
+	    "uncontended", extra);
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
 	size_t nsel = 0;
-	bool require = false;
-	uint64_t threads = 4, iters = 20000;
+	bool require = false, bare = false;
+	bool broken = getenv("FUTEXLOCK_TEST_BROKEN_LOCK") &&
+		      !strcmp(getenv("FUTEXLOCK_TEST_BROKEN_LOCK"), "1");
+	uint64_t threads = 4, iters = 10000;
+	size_t ntests;
 	int skips = 0;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--require-futex-lock")) {
 			require = true;
+		} else if (!strcmp(argv[i], "--bare-loop")) {
+			bare = true;
 		} else if (!strcmp(argv[i], "-t") && i + 1 < argc) {
 			if (fl_parse_u64(argv[++i], 1, 1024, &threads))
 				goto usage;
@@ -228,13 +448,28 @@ int main(int argc, char **argv)
 			goto usage;
 		}
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (bare) {
+		if (nsel)
+			goto usage;
+		printf("TAP version 13\n1..4\n");
+		test_bare_loop();
+		printf("# %d tests, %d failed\n", testno, failures);
+		return failures ? 1 : 0;
+	}
 	if (!nsel)
 		for (size_t i = 0; i < fl_lock_nmodes; i++)
 			sel[nsel++] = fl_lock_modes[i];
+	if (broken && nsel < 32)
+		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("TAP version 13\n1..%zu\n", nsel * 3);
+	ntests = nsel * 3 + 2;
+	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
+	if (broken)
+		printf("# FUTEXLOCK_TEST_BROKEN_LOCK=1: test-broken is tested as a real lock; this run must fail\n");
+	test_kstats_delta();
+	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];
 
@@ -245,7 +480,7 @@ int main(int argc, char **argv)
 					       ++testno, ops->name);
 					failures++;
 				} else {
-					printf("ok %d - %s # SKIP kernel has no FUTEX_LOCK (probe: ENOSYS)\n",
+					printf("ok %d - %s # SKIP kernel has no FUTEX_LOCK\n",
 					       ++testno, ops->name);
 					skips++;
 				}
@@ -259,6 +494,6 @@ int main(int argc, char **argv)
 	printf("# %d tests, %d failed, %d skipped\n", testno, failures, skips);
 	return failures ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: test_locks [--require-futex-lock] [-t THREADS] [-i ITERATIONS] [MODE...]\n");
+	fprintf(stderr, "usage: test_locks [--require-futex-lock] [--bare-loop] [-t THREADS] [-i ITERATIONS] [MODE...]\n");
 	return 2;
 }

@@ -20,6 +20,9 @@ trap 'rm -rf "$TMP"' EXIT
 n=0 pass=0 fail=0 t0=$SECONDS
 ok()  { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $* [$((SECONDS - t0))s]"; }
 nok() { n=$((n+1)); fail=$((fail+1)); echo "not ok $n - $* [$((SECONDS - t0))s]"; }
+skp() { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $* # SKIP"; }
+# shellcheck source=tap.sh
+. "$U/tests/tap.sh"
 check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 comment() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$1"; }
 has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }	# TEXT LINE
@@ -57,8 +60,19 @@ for a in "" "-a"; do
 	check "futex_lock $a: mutual exclusion (protected counter = $N)" \
 		has_line "$out" "mutual exclusion: ok (protected counter $N)"
 	if [ -r /sys/kernel/debug/futex_lock/stats ]; then
-		check "futex_lock $a: kernel stats deltas reported" \
-			eval '[[ $out == *"kernel stats (/sys/kernel/debug/futex_lock/stats, delta): "*=* ]]'
+		# values that change: the kernel's own count of this run's
+		# lock/unlock syscalls (debugfs delta) must equal ours
+		ks_same() {
+			local kl=lock_syscalls ul us ks ku
+			[ "$adaptive" = 1 ] && kl=lock_adaptive_syscalls
+			[[ $out =~ $'\n'"lock syscalls: "([0-9]+) ]] && ul=${BASH_REMATCH[1]}
+			[[ $out =~ $'\n'"unlock syscalls: "([0-9]+) ]] && us=${BASH_REMATCH[1]}
+			[[ $out =~ " $kl="([0-9]+) ]] && ks=${BASH_REMATCH[1]}
+			[[ $out =~ " unlock_syscalls="([0-9]+) ]] && ku=${BASH_REMATCH[1]}
+			echo "# lock syscalls: ours ${ul:-?}, kernel ${ks:-?}; unlock syscalls: ours ${us:-?}, kernel ${ku:-?}"
+			[ -n "${ul:-}" ] && [ "$ul" = "${ks:-x}" ] && [ "${us:-}" = "${ku:-x}" ]
+		}
+		check "futex_lock $a: kernel stats delta = our syscall counts" ks_same
 	fi
 	json_args+=("$TMP/rfc$adaptive.txt" "$TMP/rfc$adaptive.json" 1 "$N")
 done
@@ -67,15 +81,9 @@ check "--json-file of both runs parses and equals the text" \
 
 # every lock, FUTEX_LOCK modes required now (no process substitution:
 # the guest has no /dev/fd)
+# (exit status and TAP plan checked: a crash part-way fails)
 "$TL" --require-futex-lock -t 4 -i 5000 >"$TMP/tl.out" 2>&1
-echo "# test_locks exit $?" >>"$TMP/tl.out"
-while IFS= read -r line; do
-	case "$line" in
-	"ok "*)     ok "test_locks: ${line#ok * - }" ;;
-	"not ok "*) nok "test_locks: ${line#not ok * - }" ;;
-	"#"*)       echo "$line" ;;
-	esac
-done < "$TMP/tl.out"
+fold_tap test_locks "$TMP/tl.out" $?
 
 # RFC thread count, short: 256 threads on a plain lock();unlock() loop
 for a in "" "-a"; do
@@ -85,18 +93,20 @@ for a in "" "-a"; do
 		      has_line "$out" "mutual exclusion: ok (protected counter 25600)"'
 done
 
-# --compare: no mode unavailable on the patched kernel
-out=$("$FL" --compare -r 1 --duration 0.5 -t 4 -d 100 -w 1000 2>&1); rc=$?
+# --compare: no mode unavailable on the patched kernel; baseline futex_lock,
+# every other mode and the A/A control with a ratio, interval and verdict
+out=$("$FL" --compare -r 2 --duration 0.25 -t 4 -d 100 -w 1000 2>&1); rc=$?
 comment "$out"
 cmp_modes() {
-	local l c=0
+	local l c=0 base=0
 	while IFS= read -r l; do
 		[[ $l == ratio* ]] && break
-		[[ $l =~ ^(futex_lock|adaptive|pi|waitwake|waitwake-spin|pthread|pthread-adaptive|spin)\ +[0-9.]+\ +[0-9.]+\  ]] && c=$((c + 1))
+		[[ $l =~ ^futex_lock\ +[0-9.]+\ +1\ \(baseline\) ]] && base=1
+		[[ $l =~ ^(adaptive|pi|waitwake|waitwake-spin|pthread|pthread-adaptive|spin|futex_lock\ \(A/A\))\ +[0-9.]+\ +[0-9.]+\ [0-9.]+-[0-9.]+\ +(faster|slower|indistinguishable)\  ]] && c=$((c + 1))
 	done <<<"$out"
-	[ $rc -eq 0 ] && [ $c -eq 8 ]
+	[ $rc -eq 0 ] && [ $base -eq 1 ] && [ $c -eq 8 ]
 }
-check "--compare measures all 8 modes (ratio to futex_lock everywhere)" cmp_modes
+check "--compare: baseline futex_lock; 7 modes + A/A control with ratio, 95% CI, verdict" cmp_modes
 
 echo "1..$n"
 echo "# $((SECONDS - t0)) s"
