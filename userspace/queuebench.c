@@ -47,6 +47,7 @@ struct opts {
 	unsigned nq, base;
 	enum fl_sched sched;
 	bool pin, json, broken_ring;
+	const char *json_file;	/* table to stdout, JSON here */
 };
 
 static void usage(FILE *f)
@@ -67,6 +68,7 @@ static void usage(FILE *f)
 "  --sched P         other, fifo or rr;  --pin  worker i on CPU i+1\n"
 "  --quick           -r 5 -n 10 -j 5000\n"
 "  --json            JSON instead of the table\n"
+"  --json-file F     the table to stdout and the JSON into F\n"
 "  -h, --help        this text\n"
 "Queues:\n"
 "  cond-signal       pthread mutex + condvar, signal per push (X-Plane's old queue)\n"
@@ -561,6 +563,7 @@ int main(int argc, char **argv)
 		{ "pin", no_argument, NULL, 5 },
 		{ "quick", no_argument, NULL, 6 },
 		{ "json", no_argument, NULL, 7 },
+		{ "json-file", required_argument, NULL, 8 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -636,6 +639,9 @@ int main(int argc, char **argv)
 		case 7:
 			o.json = true;
 			break;
+		case 8:
+			o.json_file = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -664,6 +670,11 @@ int main(int argc, char **argv)
 	if (!o.jobs)
 		o.jobs = quick ? 5000 : 20000;
 	o.broken_ring = getenv("FUTEXLOCK_TEST_BROKEN_QUEUE") != NULL;
+	if (o.json_file) {
+		o.json = false;
+		if (fl_json_file_open(o.json_file))
+			bad("--json-file (cannot write)", o.json_file);
+	}
 	if (o.q[o.base].kind == Q_SEM_LIST && !fl_lock_available(o.q[o.base].ops)) {
 		fprintf(stderr, "queuebench: baseline %s unavailable: %s\n", base,
 			FL_NO_FUTEX_LOCK_MSG);
@@ -702,83 +713,93 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (o.json) {
-		printf("{");
-		fl_json_meta(stdout, "queuebench");
-		printf(", \"workers\": %u, \"reps\": %llu, \"launches\": %llu, \"jobs\": %llu"
-		       ", \"prequeued\": %llu, \"work\": %llu, \"sched\": \"%s\", \"pin\": %s"
-		       ", \"baseline\": ", o.workers, (unsigned long long)o.reps,
-		       (unsigned long long)o.launches, (unsigned long long)o.jobs,
-		       (unsigned long long)o.prejobs, (unsigned long long)o.work,
-		       fl_sched_name(o.sched), o.pin ? "true" : "false");
-		fl_json_str(stdout, base);
-		printf(", \"rows\": [");
-	} else {
-		printf("# %s\n", fl_futex_lock_probe_line());
-		printf("queuebench: %u workers; %llu repetitions (paired, random order) of: %llu launches"
-		       " of %u jobs, %llu jobs for throughput, %llu pre-queued; work %llu loops;"
-		       " sched %s; pin %s\n", o.workers, (unsigned long long)o.reps,
-		       (unsigned long long)o.launches, o.workers, (unsigned long long)o.jobs,
-		       (unsigned long long)o.prejobs, (unsigned long long)o.work,
-		       fl_sched_name(o.sched), o.pin ? "yes" : "no");
-		printf("%-22s %9s %9s %-18s %9s %-18s %9s %-18s\n", "queue", "post us",
-		       "launch us", "launch/base", "Mjobs/s", "tput/base", "prequeue",
-		       "prequeue/base");
-		printf("%-22s %9s %9s %-18s %9s %-18s %9s %-18s\n", "", "(median)",
-		       "(median)", "[95% CI]", "(median)", "[95% CI]", "us (med)", "[95% CI]");
-	}
-	for (unsigned k = 0; k < ncols; k++) {
-		const struct qdesc *d = &o.q[k == o.nq ? o.base : k];
-		struct stats *s = &st[k], *bs = &st[o.base];
-		struct fl_ratio_ci lr, tr, pr;
-		char name[56];
+	for (int pass = 0; pass < 2; pass++) {
+		bool json = pass == 1 || o.json;
 
-		snprintf(name, sizeof(name), "%s%s", d->name, k == o.nq ? " (A/A)" : "");
-		fl_ratio_ci(s->launch, bs->launch, o.reps, &lr);
-		fl_ratio_ci(s->tput, bs->tput, o.reps, &tr);
-		fl_ratio_ci(s->pre, bs->pre, o.reps, &pr);
-		if (k == o.base)
-			lr.verdict = tr.verdict = pr.verdict = FL_NO_DATA;
-		if (!o.json) {
-			if (!s->available)
-				printf("%-22s unavailable\n", name);
-			else if (s->failed)
-				printf("%-22s FAILED: %s\n", name, s->err);
-			else
-				printf("%-22s %9.2f %9.2f %-18s %9.3f %-18s %9.1f %-18s\n", name,
-				       fl_median(s->post, o.reps), fl_median(s->launch, o.reps),
-				       k == o.base ? "(baseline)" : fl_ci_str(&lr, b1, sizeof(b1)),
-				       fl_median(s->tput, o.reps),
-				       k == o.base ? "(baseline)" : fl_ci_str(&tr, b2, sizeof(b2)),
-				       fl_median(s->pre, o.reps),
-				       k == o.base ? "(baseline)" : fl_ci_str(&pr, b3, sizeof(b3)));
-			continue;
+		if (pass == 1 && !o.json_file)
+			break;
+		if (pass == 1)
+			fl_json_begin();
+	if (json) {
+			printf("{");
+			fl_json_meta(stdout, "queuebench");
+			printf(", \"workers\": %u, \"reps\": %llu, \"launches\": %llu, \"jobs\": %llu"
+			       ", \"prequeued\": %llu, \"work\": %llu, \"sched\": \"%s\", \"pin\": %s"
+			       ", \"baseline\": ", o.workers, (unsigned long long)o.reps,
+			       (unsigned long long)o.launches, (unsigned long long)o.jobs,
+			       (unsigned long long)o.prejobs, (unsigned long long)o.work,
+			       fl_sched_name(o.sched), o.pin ? "true" : "false");
+			fl_json_str(stdout, base);
+			printf(", \"rows\": [");
+		} else {
+			printf("# %s\n", fl_futex_lock_probe_line());
+			printf("queuebench: %u workers; %llu repetitions (paired, random order) of: %llu launches"
+			       " of %u jobs, %llu jobs for throughput, %llu pre-queued; work %llu loops;"
+			       " sched %s; pin %s\n", o.workers, (unsigned long long)o.reps,
+			       (unsigned long long)o.launches, o.workers, (unsigned long long)o.jobs,
+			       (unsigned long long)o.prejobs, (unsigned long long)o.work,
+			       fl_sched_name(o.sched), o.pin ? "yes" : "no");
+			printf("%-22s %9s %9s %-18s %9s %-18s %9s %-18s\n", "queue", "post us",
+			       "launch us", "launch/base", "Mjobs/s", "tput/base", "prequeue",
+			       "prequeue/base");
+			printf("%-22s %9s %9s %-18s %9s %-18s %9s %-18s\n", "", "(median)",
+			       "(median)", "[95% CI]", "(median)", "[95% CI]", "us (med)", "[95% CI]");
 		}
-		printf("%s{\"queue\": ", k ? ", " : "");
-		fl_json_str(stdout, d->name);
-		printf(", \"aa\": %s, \"available\": %s, \"failed\": %s, \"error\": ",
-		       k == o.nq ? "true" : "false", s->available ? "true" : "false",
-		       s->failed ? "true" : "false");
-		fl_json_str(stdout, s->failed ? s->err : "");
-		printf(", \"post_us\": %.4f, \"launch_us\": %.4f, \"mjobs_s\": %.5f, \"prequeued_us\": %.4f"
-		       ", \"start_p50_us\": %.4f, \"start_p99_us\": %.4f, \"launch_ratio\": ",
-		       fl_median(s->post, o.reps), fl_median(s->launch, o.reps),
-		       fl_median(s->tput, o.reps), fl_median(s->pre, o.reps),
-		       fl_hist_quantile(&s->launch_hist, 0.5) / 1e3,
-		       fl_hist_quantile(&s->launch_hist, 0.99) / 1e3);
-		fl_json_ci(stdout, &lr);
-		printf(", \"tput_ratio\": ");
-		fl_json_ci(stdout, &tr);
-		printf(", \"prequeued_ratio\": ");
-		fl_json_ci(stdout, &pr);
-		printf("}");
+		for (unsigned k = 0; k < ncols; k++) {
+			const struct qdesc *d = &o.q[k == o.nq ? o.base : k];
+			struct stats *s = &st[k], *bs = &st[o.base];
+			struct fl_ratio_ci lr, tr, pr;
+			char name[56];
+
+			snprintf(name, sizeof(name), "%s%s", d->name, k == o.nq ? " (A/A)" : "");
+			fl_ratio_ci(s->launch, bs->launch, o.reps, &lr);
+			fl_ratio_ci(s->tput, bs->tput, o.reps, &tr);
+			fl_ratio_ci(s->pre, bs->pre, o.reps, &pr);
+			if (k == o.base)
+				lr.verdict = tr.verdict = pr.verdict = FL_NO_DATA;
+			if (!json) {
+				if (!s->available)
+					printf("%-22s unavailable\n", name);
+				else if (s->failed)
+					printf("%-22s FAILED: %s\n", name, s->err);
+				else
+					printf("%-22s %9.2f %9.2f %-18s %9.3f %-18s %9.1f %-18s\n", name,
+					       fl_median(s->post, o.reps), fl_median(s->launch, o.reps),
+					       k == o.base ? "(baseline)" : fl_ci_str(&lr, b1, sizeof(b1)),
+					       fl_median(s->tput, o.reps),
+					       k == o.base ? "(baseline)" : fl_ci_str(&tr, b2, sizeof(b2)),
+					       fl_median(s->pre, o.reps),
+					       k == o.base ? "(baseline)" : fl_ci_str(&pr, b3, sizeof(b3)));
+				continue;
+			}
+			printf("%s{\"queue\": ", k ? ", " : "");
+			fl_json_str(stdout, d->name);
+			printf(", \"aa\": %s, \"available\": %s, \"failed\": %s, \"error\": ",
+			       k == o.nq ? "true" : "false", s->available ? "true" : "false",
+			       s->failed ? "true" : "false");
+			fl_json_str(stdout, s->failed ? s->err : "");
+			printf(", \"post_us\": %.4f, \"launch_us\": %.4f, \"mjobs_s\": %.5f, \"prequeued_us\": %.4f"
+			       ", \"start_p50_us\": %.4f, \"start_p99_us\": %.4f, \"launch_ratio\": ",
+			       fl_median(s->post, o.reps), fl_median(s->launch, o.reps),
+			       fl_median(s->tput, o.reps), fl_median(s->pre, o.reps),
+			       fl_hist_quantile(&s->launch_hist, 0.5) / 1e3,
+			       fl_hist_quantile(&s->launch_hist, 0.99) / 1e3);
+			fl_json_ci(stdout, &lr);
+			printf(", \"tput_ratio\": ");
+			fl_json_ci(stdout, &tr);
+			printf(", \"prequeued_ratio\": ");
+			fl_json_ci(stdout, &pr);
+			printf("}");
+		}
+		if (json)
+			printf("]}\n");
+		else
+			printf("ratios: median of per-repetition ratios to %s, 95%% bootstrap interval "
+			       "(launch and prequeue: < 1 is faster; Mjobs/s: > 1 is faster); the A/A "
+			       "row is %s against itself\n", base, base);
+		if (pass == 1)
+			fl_json_end();
 	}
-	if (o.json)
-		printf("]}\n");
-	else
-		printf("ratios: median of per-repetition ratios to %s, 95%% bootstrap interval "
-		       "(launch and prequeue: < 1 is faster; Mjobs/s: > 1 is faster); the A/A "
-		       "row is %s against itself\n", base, base);
 	for (unsigned k = 0; k < ncols; k++) {
 		free(st[k].launch);
 		free(st[k].post);

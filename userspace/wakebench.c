@@ -71,6 +71,7 @@ struct opts {
 	unsigned base;			/* index into m[] */
 	enum fl_sched sched;
 	bool pin, json, lose_wakeup;
+	const char *json_file;	/* table to stdout, JSON here */
 };
 
 static void usage(FILE *f)
@@ -91,6 +92,7 @@ static void usage(FILE *f)
 "  --pin             main on the first allowed CPU, worker i on the (i+1)-th\n"
 "  --quick           -r 5 -n 10\n"
 "  --json            JSON instead of the table\n"
+"  --json-file F     the table to stdout and the JSON into F\n"
 "  -h, --help        this text\n"
 "Methods:\n");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
@@ -244,8 +246,8 @@ static void method_wait(struct block *b, struct wk *w, uint32_t r)
 		struct futex_waitv v[2] = {
 			{ .val = r, .uaddr = (uintptr_t)&b->gen,
 			  .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
-			{ .val = r, .uaddr = (uintptr_t)&w->word,
-			  .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },
+			{ .val = atomic_load(&w->word), .uaddr = (uintptr_t)&w->word,
+			  .flags = FUTEX_32 | FUTEX_PRIVATE_FLAG },	/* never written */
 		};
 
 		while (atomic_load_explicit(&b->gen, memory_order_acquire) == r &&
@@ -658,87 +660,97 @@ static int run_sweep(const struct opts *o, unsigned w, bool first)
 			}
 		}
 	}
-	if (!o->json) {
-		printf("wakebench: %u worker(s) + main; %llu repetitions x %llu wake-ups per method "
-		       "(paired, random order); sched %s; pin %s\n", w,
-		       (unsigned long long)reps, (unsigned long long)o->runs,
-		       fl_sched_name(o->sched), o->pin ? "yes" : "no");
-		printf("%-20s %9s %9s %9s %9s %-18s %-18s  %s\n", "method", "trigger", "wake",
-		       "last", "p99", "wake/base", "last/base", "wake us by wake order (1st..last)");
-		printf("%-20s %9s %9s %9s %9s %-18s %-18s\n", "", "med us", "med us", "med us",
-		       "us", "[95% CI]", "[95% CI]");
-	} else {
-		printf("%s{\"workers\": %u, \"reps\": %llu, \"runs\": %llu, \"rows\": [",
-		       first ? "" : ", ", w, (unsigned long long)reps,
-		       (unsigned long long)o->runs);
-	}
-	for (unsigned k = 0; k < ncols; k++) {
-		const struct method *m = &o->m[k == o->nm ? o->base : k];
-		struct stats *s = &st[k];
-		struct fl_ratio_ci mr, lr, tr;
-		char name[56];
-		double n = (double)s->nruns;
+	for (int pass = 0; pass < 2; pass++) {
+		bool json = pass == 1 || o->json;
 
-		snprintf(name, sizeof(name), "%s%s", m->name, k == o->nm ? " (A/A)" : "");
-		fl_ratio_ci(s->mean, st[o->base].mean, reps, &mr);
-		fl_ratio_ci(s->last, st[o->base].last, reps, &lr);
-		fl_ratio_ci(s->trig, st[o->base].trig, reps, &tr);
-		if (k == o->base)
-			mr.verdict = lr.verdict = tr.verdict = FL_NO_DATA;
-		if (!o->json) {
-			if (!s->available) {
-				printf("%-20s unavailable%s\n", name, m->kind == M_HYBRID ?
-				       " (K >= workers)" : m->kind == M_WAITV ?
-				       " (no futex_waitv)" : "");
-				continue;
-			}
-			if (!s->nruns) {
-				printf("%-20s failed: %s\n", name, s->err);
-				continue;
-			}
-			printf("%-20s %9.2f %9.2f %9.2f %9.2f %-18s %-18s ", name,
-			       fl_median(s->trig, reps), fl_median(s->mean, reps),
-			       fl_median(s->last, reps),
-			       fl_hist_quantile(&s->hist, 0.99) / 1e3,
-			       k == o->base ? "(baseline)" : fl_ci_str(&mr, b1, sizeof(b1)),
-			       k == o->base ? "(baseline)" : fl_ci_str(&lr, b2, sizeof(b2)));
-			for (unsigned i = 0; i < w && i < 16; i++)
-				printf(" %.1f", s->by_order[i] / n);
-			printf("%s%s%s\n", w > 16 ? " ..." : "", s->failed ? " FAILED: " : "",
-			       s->failed ? s->err : "");
-			continue;
+		if (pass == 1 && !o->json_file)
+			break;
+		if (pass == 1)
+			fl_json_begin();
+	if (!json) {
+			printf("wakebench: %u worker(s) + main; %llu repetitions x %llu wake-ups per method "
+			       "(paired, random order); sched %s; pin %s\n", w,
+			       (unsigned long long)reps, (unsigned long long)o->runs,
+			       fl_sched_name(o->sched), o->pin ? "yes" : "no");
+			printf("%-20s %9s %9s %9s %9s %-18s %-18s  %s\n", "method", "trigger", "wake",
+			       "last", "p99", "wake/base", "last/base", "wake us by wake order (1st..last)");
+			printf("%-20s %9s %9s %9s %9s %-18s %-18s\n", "", "med us", "med us", "med us",
+			       "us", "[95% CI]", "[95% CI]");
+		} else {
+			printf("%s{\"workers\": %u, \"reps\": %llu, \"runs\": %llu, \"rows\": [",
+			       first ? "" : ", ", w, (unsigned long long)reps,
+			       (unsigned long long)o->runs);
 		}
-		printf("%s{\"method\": ", k ? ", " : "");
-		fl_json_str(stdout, m->name);
-		printf(", \"aa\": %s, \"available\": %s, \"runs\": %llu, \"error\": ",
-		       k == o->nm ? "true" : "false", s->available ? "true" : "false",
-		       (unsigned long long)s->nruns);
-		fl_json_str(stdout, s->failed ? s->err : "");
-		printf(", \"trigger_us\": %.4f, \"wake_mean_us\": %.4f, \"wake_last_us\": %.4f"
-		       ", \"wake_p50_us\": %.4f, \"wake_p99_us\": %.4f, \"wake_max_us\": %.4f",
-		       fl_median(s->trig, reps), fl_median(s->mean, reps), fl_median(s->last, reps),
-		       fl_hist_quantile(&s->hist, 0.5) / 1e3,
-		       fl_hist_quantile(&s->hist, 0.99) / 1e3, s->hist.max_ns / 1e3);
-		printf(", \"wake_ratio\": ");
-		fl_json_ci(stdout, &mr);
-		printf(", \"last_ratio\": ");
-		fl_json_ci(stdout, &lr);
-		printf(", \"trigger_ratio\": ");
-		fl_json_ci(stdout, &tr);
-		printf(", \"by_order_us\": [");
-		for (unsigned i = 0; i < w; i++)
-			printf("%s%.4f", i ? ", " : "", n ? s->by_order[i] / n : 0);
-		printf("], \"by_worker_us\": [");
-		for (unsigned i = 0; i < w; i++)
-			printf("%s%.4f", i ? ", " : "", n ? s->by_worker[i] / n : 0);
-		printf("]}");
+		for (unsigned k = 0; k < ncols; k++) {
+			const struct method *m = &o->m[k == o->nm ? o->base : k];
+			struct stats *s = &st[k];
+			struct fl_ratio_ci mr, lr, tr;
+			char name[56];
+			double n = (double)s->nruns;
+
+			snprintf(name, sizeof(name), "%s%s", m->name, k == o->nm ? " (A/A)" : "");
+			fl_ratio_ci(s->mean, st[o->base].mean, reps, &mr);
+			fl_ratio_ci(s->last, st[o->base].last, reps, &lr);
+			fl_ratio_ci(s->trig, st[o->base].trig, reps, &tr);
+			if (k == o->base)
+				mr.verdict = lr.verdict = tr.verdict = FL_NO_DATA;
+			if (!json) {
+				if (!s->available) {
+					printf("%-20s unavailable%s\n", name, m->kind == M_HYBRID ?
+					       " (K >= workers)" : m->kind == M_WAITV ?
+					       " (no futex_waitv)" : "");
+					continue;
+				}
+				if (!s->nruns) {
+					printf("%-20s failed: %s\n", name, s->err);
+					continue;
+				}
+				printf("%-20s %9.2f %9.2f %9.2f %9.2f %-18s %-18s ", name,
+				       fl_median(s->trig, reps), fl_median(s->mean, reps),
+				       fl_median(s->last, reps),
+				       fl_hist_quantile(&s->hist, 0.99) / 1e3,
+				       k == o->base ? "(baseline)" : fl_ci_str(&mr, b1, sizeof(b1)),
+				       k == o->base ? "(baseline)" : fl_ci_str(&lr, b2, sizeof(b2)));
+				for (unsigned i = 0; i < w && i < 16; i++)
+					printf(" %.1f", s->by_order[i] / n);
+				printf("%s%s%s\n", w > 16 ? " ..." : "", s->failed ? " FAILED: " : "",
+				       s->failed ? s->err : "");
+				continue;
+			}
+			printf("%s{\"method\": ", k ? ", " : "");
+			fl_json_str(stdout, m->name);
+			printf(", \"aa\": %s, \"available\": %s, \"runs\": %llu, \"error\": ",
+			       k == o->nm ? "true" : "false", s->available ? "true" : "false",
+			       (unsigned long long)s->nruns);
+			fl_json_str(stdout, s->failed ? s->err : "");
+			printf(", \"trigger_us\": %.4f, \"wake_mean_us\": %.4f, \"wake_last_us\": %.4f"
+			       ", \"wake_p50_us\": %.4f, \"wake_p99_us\": %.4f, \"wake_max_us\": %.4f",
+			       fl_median(s->trig, reps), fl_median(s->mean, reps), fl_median(s->last, reps),
+			       fl_hist_quantile(&s->hist, 0.5) / 1e3,
+			       fl_hist_quantile(&s->hist, 0.99) / 1e3, s->hist.max_ns / 1e3);
+			printf(", \"wake_ratio\": ");
+			fl_json_ci(stdout, &mr);
+			printf(", \"last_ratio\": ");
+			fl_json_ci(stdout, &lr);
+			printf(", \"trigger_ratio\": ");
+			fl_json_ci(stdout, &tr);
+			printf(", \"by_order_us\": [");
+			for (unsigned i = 0; i < w; i++)
+				printf("%s%.4f", i ? ", " : "", n ? s->by_order[i] / n : 0);
+			printf("], \"by_worker_us\": [");
+			for (unsigned i = 0; i < w; i++)
+				printf("%s%.4f", i ? ", " : "", n ? s->by_worker[i] / n : 0);
+			printf("]}");
+		}
+		if (json)
+			printf("]}");
+		else
+			printf("ratios: median of per-repetition ratios of the mean (and last) wake time "
+			       "to %s, 95%% bootstrap interval; the A/A row is %s against itself\n\n",
+			       o->m[o->base].name, o->m[o->base].name);
+		if (pass == 1)
+			fl_json_end();
 	}
-	if (o->json)
-		printf("]}");
-	else
-		printf("ratios: median of per-repetition ratios of the mean (and last) wake time "
-		       "to %s, 95%% bootstrap interval; the A/A row is %s against itself\n\n",
-		       o->m[o->base].name, o->m[o->base].name);
 	for (unsigned k = 0; k < ncols; k++) {
 		free(st[k].trig);
 		free(st[k].mean);
@@ -765,6 +777,7 @@ int main(int argc, char **argv)
 		{ "pin", no_argument, NULL, 3 },
 		{ "quick", no_argument, NULL, 4 },
 		{ "json", no_argument, NULL, 5 },
+		{ "json-file", required_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -835,6 +848,9 @@ int main(int argc, char **argv)
 		case 5:
 			o.json = true;
 			break;
+		case 6:
+			o.json_file = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -882,19 +898,29 @@ int main(int argc, char **argv)
 	if (!o.runs)
 		o.runs = quick ? 10 : 50;
 	o.lose_wakeup = getenv("FUTEXLOCK_TEST_LOST_WAKEUP") != NULL;
-	if (o.json) {
+	if (o.json_file) {
+		o.json = false;
+		if (fl_json_file_open(o.json_file))
+			bad("--json-file (cannot write)", o.json_file);
+	}
+	if (!o.json)
+		printf("# %s\n", fl_futex_lock_probe_line());
+	if (o.json || o.json_file) {
+		fl_json_begin();
 		printf("{");
 		fl_json_meta(stdout, "wakebench");
 		printf(", \"sched\": \"%s\", \"pin\": %s, \"baseline\": ",
 		       fl_sched_name(o.sched), o.pin ? "true" : "false");
 		fl_json_str(stdout, base);
 		printf(", \"sweep\": [");
-	} else {
-		printf("# %s\n", fl_futex_lock_probe_line());
+		fl_json_end();
 	}
 	for (unsigned w = o.wmin; w <= o.wmax; w++)
 		ret |= run_sweep(&o, w, w == o.wmin);
-	if (o.json)
+	if (o.json || o.json_file) {
+		fl_json_begin();
 		printf("]}\n");
+		fl_json_end();
+	}
 	return ret;
 }

@@ -351,5 +351,9 @@ void fl_json_ci(FILE *f, const struct fl_ratio_ci *r);	/* null if no data */
 const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len);
 /* "tool": ..., "meta": {cpu, ncpus, kernel, futex_lock} (no braces) */
 void fl_json_meta(FILE *f, const char *tool);
+/* --json-file PATH: truncate it; between begin and end stdout appends to it */
+int fl_json_file_open(const char *path);
+void fl_json_begin(void);
+void fl_json_end(void);
 
 #endif /* FUTEXLOCK_H */

@@ -7,6 +7,7 @@
 #include "futexlock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,4 +205,50 @@ void fl_json_meta(FILE *f, const char *tool)
 	fprintf(f, ", \"ncpus\": %u, \"kernel\": ", fl_online_cpus());
 	fl_json_str(f, rel);
 	fprintf(f, ", \"futex_lock\": %s}", fl_futex_lock_probe(NULL) ? "true" : "false");
+}
+
+/*
+ * --json-file: the table goes to stdout as usual, the JSON of the same run
+ * into a file.  Between fl_json_begin() and fl_json_end() stdout is the
+ * file (appending), so the tools print JSON with the same printf()s.
+ */
+static const char *json_path;
+static int saved_stdout = -1;
+
+int fl_json_file_open(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fclose(f);
+	json_path = path;
+	return 0;
+}
+
+void fl_json_begin(void)
+{
+	int fd;
+
+	if (!json_path)
+		return;
+	fflush(stdout);
+	saved_stdout = dup(STDOUT_FILENO);
+	fd = open(json_path, O_WRONLY | O_APPEND);
+	if (fd < 0 || saved_stdout < 0) {
+		perror("json file");
+		exit(1);
+	}
+	dup2(fd, STDOUT_FILENO);
+	close(fd);
+}
+
+void fl_json_end(void)
+{
+	if (!json_path)
+		return;
+	fflush(stdout);
+	dup2(saved_stdout, STDOUT_FILENO);
+	close(saved_stdout);
+	saved_stdout = -1;
 }

@@ -98,7 +98,7 @@ PYEOF
 check "lockbench: all 12 lock types exclude in wait and idle, 3 reps each, A/A row (rc=$rc)" \
 	test $rc -eq 0 -a -s "$TMP/lb.json"
 check "lockbench --json: rows, availability per probe, intervals" lb_ok
-out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 $T "$B/lockbench" -t 3 -l 50000 -r 3 -T wait \
+out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 $T "$B/lockbench" -t 4 -l 200000 -r 3 -T wait \
 	-m test-broken-spinlock 2>&1 >/dev/null); rc=$?
 check "lockbench: negative control, a spin lock without its loop is caught (rc=$rc)" \
 	test $rc -eq 1 -a -n "$(grep 'test-broken-spinlock: lock did not exclude' <<<"$out")"
@@ -127,6 +127,8 @@ for m in want:
     r = rows[m]
     assert r["available"] and r["runs"] == 10 and not r["error"], (m, r)
     assert len(r["by_order_us"]) == 3 and r["by_order_us"] == sorted(r["by_order_us"]), m
+if rows["futex-waitv"]["available"]:
+    assert rows["futex-waitv"]["runs"] == 10
 for m in ("lock:futex_lock", "lock:adaptive"):
     assert rows[m]["available"] == have, m
     if have:
