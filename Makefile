@@ -43,7 +43,7 @@ TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-base check-harness checkpatch lockcmp \
-	matrix patches-export clean distclean
+	matrix seedbench patches-export clean distclean
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -59,6 +59,7 @@ help:
 	@echo "  make vm CMD=... boot the kernel and run CMD in the guest (SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL))"
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
 	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
+	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
 	@echo "  make checkpatch scripts/checkpatch.pl --strict on patches/ and kernel/"
 	@echo "  make patches-export  write the commits base..futex-lock of build/linux-source-6.12 to patches/"
 	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
@@ -129,6 +130,14 @@ matrix: FLAVOUR = base
 matrix: kernel userspace
 	@$(VMRUN) -- userspace/scripts/matrix.sh
 	@userspace/scripts/plot.sh
+
+# The three seed write-up benchmarks (Documentation/seed-benchmarks.md):
+# in the VM on the base kernel (TCG: emulation figures), then natively here.
+seedbench: FLAVOUR = base
+seedbench: kernel userspace
+	@$(VMRUN) -- userspace/scripts/seedbench.sh
+	@userspace/scripts/seedbench.sh
+	@userspace/scripts/seedplot.sh
 
 # Every test, on the debug kernel (full preemption, lockdep, KASAN...).
 check-steps: FLAVOUR = debug

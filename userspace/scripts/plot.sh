@@ -9,11 +9,9 @@
 #   matrix-<label>-adaptive.svg/.png  FUTEX_LOCK_ADAPTIVE / FUTEX_LOCK ratio
 # Usage: plot.sh [CSV...]
 set -u
-REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
-RES=$REPO/Documentation/results
-command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot not installed (apt-get install gnuplot-nox)" >&2; exit 1; }
-PY=python3
-[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+fl_need_gnuplot plot.sh
 files=("$@")
 [ ${#files[@]} -eq 0 ] && files=("$RES"/matrix-*.csv)
 [ -e "${files[0]}" ] || { echo "plot.sh: no matrix CSV in $RES (run make matrix)"; exit 0; }
