@@ -32,6 +32,12 @@ VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
 # LOCALVERSION= (empty, but set) stops setlocalversion adding "+" for the git tree.
 KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" LOCALVERSION= -j$(JOBS)
 SELFTESTS := tools/testing/selftests/futex_lock
+FTORTURE  := tools/testing/futex_torture
+# make torture / make fuzz: seconds of the run, seed, extra arguments
+DURATION  ?= 60
+SEED      ?= 1
+TORTURE_ARGS ?=
+FUZZ_ARGS ?=
 
 # Packages needed for what they hold, not for a command: headers,
 # libraries, the kernel source.  Every command we call, and its package, is
@@ -43,7 +49,7 @@ TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-base check-harness checkpatch lockcmp \
-	matrix seedbench patches-export clean distclean
+	matrix seedbench patches-export clean distclean futex-torture torture fuzz
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -60,6 +66,8 @@ help:
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
 	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
 	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
+	@echo "  make torture    futex_torture in the VM for DURATION=s (FLAVOUR=base|debug, SEED, TORTURE_ARGS)"
+	@echo "  make fuzz       futex_fuzz in the VM for DURATION=s (FLAVOUR=base|debug, SEED, FUZZ_ARGS)"
 	@echo "  make checkpatch scripts/checkpatch.pl --strict on patches/ and kernel/"
 	@echo "  make patches-export  write the commits base..futex-lock of build/linux-source-6.12 to patches/"
 	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
@@ -162,7 +170,18 @@ patches-export:
 checkpatch: kernel-src
 	@$(VM)/checkpatch-all $(KSRC)
 
-check-vm: kernel module selftests userspace
+# Torture test and fuzzer of the new ops (host-built, run in the guest over 9p).
+futex-torture: deps
+	@$(MAKE) --no-print-directory -C $(FTORTURE) OUTPUT=$(BUILD)/futex_torture
+
+torture fuzz: VM_TIMEOUT = $$(( $(DURATION) * 2 + 300 ))
+torture: kernel futex-torture
+	@$(VMRUN) -- $(BUILD)/futex_torture/futex_torture --duration $(DURATION) --seed $(SEED) $(TORTURE_ARGS)
+
+fuzz: kernel futex-torture
+	@$(VMRUN) -- $(BUILD)/futex_torture/futex_fuzz --duration $(DURATION) --seed $(SEED) $(FUZZ_ARGS)
+
+check-vm: kernel module selftests userspace futex-torture
 	@rm -f $(BUILD)/vm/guest-check.passed
 	@$(VMRUN) -- $(VM)/guest-check
 	@test -s $(BUILD)/vm/guest-check.passed
@@ -176,7 +195,7 @@ check-base:
 	@$(VMRUN) -- $(SELFTESTS)/vm-test.sh
 
 clean:
-	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm
+	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm $(BUILD)/futex_torture
 	@$(MAKE) -C userspace clean
 	@$(MAKE) -C kernel clean KOUT=$(KOUT) 2>/dev/null || true
 

@@ -46,22 +46,29 @@ done
 echo "# kernel $(uname -r)"
 
 # the checkers must see a broken lock / a shrunk errno table fail
-run torture_selftest_noexclude 1 "$BIN/futex_torture" --duration 2 --seed "$SEED" \
+run torture_selftest_noexclude 1 "$BIN/futex_torture" --duration 1 --seed "$SEED" \
 	--selftest-broken=noexclude --no-tune
-run torture_selftest_lostwake 1 "$BIN/futex_torture" --duration 3 --seed "$SEED" \
-	--selftest-broken=lostwake --stall-ms 300 --no-tune --no-signals --no-deaths
-run fuzz_selftest_drop_errno 1 "$BIN/futex_fuzz" --duration 2 --seed "$SEED" \
+run torture_selftest_lostwake 1 "$BIN/futex_torture" --duration 2 --seed "$SEED" \
+	--selftest-broken=lostwake --stall-ms 200 --no-tune --no-signals --no-deaths
+run fuzz_selftest_drop_errno 1 "$BIN/futex_fuzz" --duration 1 --seed "$SEED" \
 	--drop-errno EDEADLK --drop-errno ESRCH
 
 run futex_torture 0 "$BIN/futex_torture" --duration "$D" --seed "$SEED"
+# misuse (review F2): FUTEX_CMP_REQUEUE of lock waiters must not make two owners
+run futex_torture_requeue 0 "$BIN/futex_torture" --duration 3 --seed "$SEED" --requeue \
+	--stall-ms 500
 
 # the fuzzer, with trinity restricted to futex(2) beside it when installed
 tri=
 if command -v trinity >/dev/null; then
 	tdir=$(mktemp -d)
-	chmod 777 "$tdir"
+	mkdir "$tdir/victims"
+	chmod -R 777 "$tdir"
+	# futex(2) only, as nobody, no fd/file set-up (slow under TCG)
 	(cd "$tdir" && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
-		timeout -k 5 $((${D%.*} + 10)) trinity -q -c futex -C 2 -N 200000 \
+		timeout -k 5 $((${D%.*} + 5)) trinity -q -c futex -C 2 -N 1000000 \
+		-s "$SEED" -V "$tdir/victims" -l off --stats \
+		--disable-fds=sockets,pipes,perf,epoll,eventfd,pseudo,timerfd,testfile,memfd,drm \
 		>"$tdir/trinity.log" 2>&1) &
 	tri=$!
 fi
@@ -70,7 +77,8 @@ if [ -n "$tri" ]; then
 	n=$((n + 1))
 	wait "$tri"
 	rc=$?
-	tail -n 5 "$tdir/trinity.log" | sed 's/^/# trinity: /'
+	grep -v '^\[main\] \(futex\|sysv_shm\|epoll\|eventfd\):' "$tdir/trinity.log" |
+		tail -n 8 | sed 's/^/# trinity: /'
 	# trinity's own exit status reflects its children; what counts here is
 	# that the kernel survived (vm-run fails the run on any splat) and
 	# that it ran: 124 is our time bound
