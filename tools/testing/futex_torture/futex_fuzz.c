@@ -19,7 +19,10 @@
  * word afterwards where the rst fixes it (a lock taken is TID only, an
  * unlock leaves 0, an already expired timeout returns ETIMEDOUT before
  * the word is touched).  A watchdog fails a call that does not return in
- * time (wakes it with a signal and goes on).
+ * time (wakes it with a signal and goes on).  On the word all threads
+ * share, a third of the calls are existing futex ops (WAIT, WAKE,
+ * CMP_REQUEUE, LOCK_PI, UNLOCK_PI, TRYLOCK_PI, WAIT_BITSET, LOCK_PI2):
+ * the mixed-op misuse matrix of the review's test 10.
  *
  * Exit: 0 pass, 1 fail, 2 usage, 4 skip (kernel without FUTEX_LOCK).
  */
@@ -103,7 +106,7 @@ static _Atomic int stop;
 /* statistics */
 static _Atomic uint64_t n_calls, n_bad, n_hangs, n_word_bad;
 static _Atomic uint64_t n_err[NERR];
-static _Atomic uint64_t n_op[4];	/* lock, adaptive, unlock, unknown */
+static _Atomic uint64_t n_op[5];	/* lock, adaptive, unlock, unknown, misuse */
 static _Atomic int n_reports;
 
 struct call {
@@ -112,6 +115,7 @@ struct call {
 	enum word_kind wk;
 	enum tmo_kind tk;
 	bool rt, priv;
+	bool misuse;		/* an existing futex op on a FUTEX_LOCK word */
 	uint32_t val, val3, word_in;
 	void *uaddr2;
 	uint32_t *uaddr;
@@ -285,6 +289,12 @@ static void compute_allowed(struct call *c, uint32_t w, pid_t me)
 	bool lock = c->cmd == FUTEX_LOCK || c->cmd == FUTEX_LOCK_ADAPTIVE;
 	bool timed;
 
+	if (c->misuse) {
+		c->allowed = B(OKBIT) | B(EAGAIN) | B(ETIMEDOUT) | B(EINVAL) | B(EPERM) |
+			     B(ESRCH) | B(EDEADLK) | B(EOWNERDEAD) | B(ENOMEM);
+		c->allowed &= ~opt.drop;
+		return;
+	}
 	if (!lock && c->cmd != FUTEX_UNLOCK) {
 		/*
 		 * Unknown op.  The rst's table says EINVAL ("unknown op"), futex(2)
@@ -367,6 +377,69 @@ static uint32_t pick_tid(enum word_kind wk, pid_t me, uint64_t r)
 			t = 0x3ffffff0u;
 		return t;
 	}
+	}
+}
+
+/*
+ * Review test 10, mixed-op misuse: existing futex ops on the words the
+ * fuzz threads lock concurrently with FUTEX_LOCK[_ADAPTIVE]/UNLOCK.  The
+ * rst says FUTEX_UNLOCK gives EINVAL with a PI waiter queued and nothing
+ * about the rest, so the set is what futex(2) documents for these ops;
+ * what matters is no hang, no splat and no undocumented errno.
+ */
+static void make_misuse(struct call *c, uint64_t r)
+{
+	static const int ops[] = {
+		FUTEX_WAIT, FUTEX_WAKE, FUTEX_CMP_REQUEUE, FUTEX_LOCK_PI,
+		FUTEX_UNLOCK_PI, FUTEX_TRYLOCK_PI, FUTEX_WAIT_BITSET, FUTEX_LOCK_PI2,
+	};
+	uint64_t now;
+
+	c->misuse = true;
+	c->cmd = ops[r % 8];
+	c->op = c->cmd | (c->priv ? FUTEX_PRIVATE_FLAG : 0);
+	c->val = c->val3 = 0;
+	c->uaddr2 = NULL;
+	c->tsp = NULL;
+	c->tk = T_NULL;
+	c->rt = false;
+	switch (c->cmd) {
+	case FUTEX_WAIT:	/* relative */
+		c->val = __atomic_load_n(c->uaddr, __ATOMIC_SEQ_CST);
+		c->ts = ft_ns_to_ts(1000000);
+		c->tsp = &c->ts;
+		c->tk = T_SHORT;
+		c->deadline_mono = ft_mono_ns() + 1000000;
+		break;
+	case FUTEX_WAIT_BITSET:
+	case FUTEX_LOCK_PI2:	/* absolute CLOCK_MONOTONIC */
+		c->val = __atomic_load_n(c->uaddr, __ATOMIC_SEQ_CST);
+		if (c->cmd == FUTEX_LOCK_PI2)
+			c->val = 0;
+		c->val3 = c->cmd == FUTEX_WAIT_BITSET ? ~0u : 0;
+		now = ft_mono_ns();
+		c->ts = ft_ns_to_ts(now + 1000000);
+		c->tsp = &c->ts;
+		c->tk = T_SHORT;
+		c->deadline_mono = now + 1000000;
+		break;
+	case FUTEX_LOCK_PI:	/* absolute CLOCK_REALTIME */
+		c->ts = ft_ns_to_ts(ft_now_ns(CLOCK_REALTIME) + 1000000);
+		c->tsp = &c->ts;
+		c->tk = T_SHORT;
+		c->deadline_mono = ft_mono_ns() + 1000000;
+		break;
+	case FUTEX_WAKE:
+		c->val = 1 + (uint32_t)((r >> 8) % 4);
+		break;
+	case FUTEX_CMP_REQUEUE:	/* wake 1, requeue 1 to the next chaos word */
+		c->val = 1;
+		c->tsp = (void *)1UL;
+		c->uaddr2 = (uint32_t *)(chaos_page + 4 * ((((char *)c->uaddr - chaos_page) / 4 + 1) % 4));
+		c->val3 = __atomic_load_n(c->uaddr, __ATOMIC_SEQ_CST);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -475,6 +548,8 @@ static void make_call(struct call *c, uint64_t *rs, uint32_t *priv_word,
 		default: break;
 		}
 	}
+	if (c->ak == A_CHAOS && (r3 >> 60) % 3 == 0)
+		make_misuse(c, r3);
 }
 
 static bool word_readable(enum addr_kind ak)
@@ -527,12 +602,12 @@ static void fuzz_one(struct tslot *ts, uint64_t *rs, uint32_t *priv_word, uint32
 	atomic_store(&ts->start, 0);
 
 	e = ret < 0 ? (int)-ret : 0;
-	if (ret > 0)
+	if (ret > 0 && !(c->misuse && (c->cmd == FUTEX_WAKE || c->cmd == FUTEX_CMP_REQUEUE)))
 		e = NERR - 1;	/* a positive return is not documented either */
 	atomic_fetch_add(&n_calls, 1);
 	atomic_fetch_add(&n_err[e < NERR ? e : NERR - 1], 1);
 	atomic_fetch_add(&n_op[c->cmd == FUTEX_LOCK ? 0 : c->cmd == FUTEX_LOCK_ADAPTIVE ? 1 :
-			      c->cmd == FUTEX_UNLOCK ? 2 : 3], 1);
+			      c->cmd == FUTEX_UNLOCK ? 2 : c->misuse ? 4 : 3], 1);
 	if (atomic_load(&ts->rescued))
 		c->allowed |= B(EINTR);		/* we interrupted it: counted as a hang */
 	if (!(c->allowed & B(e))) {
@@ -588,6 +663,18 @@ static void fuzz_one(struct tslot *ts, uint64_t *rs, uint32_t *priv_word, uint32
 	return;
 release:
 	/* a lock taken on the shared words: give it back */
+	if (c->misuse) {
+		uint32_t exp = (uint32_t)me;
+
+		/* a PI lock taken: give it back (the word may have been overwritten) */
+		if ((e == 0 || e == EOWNERDEAD) && (c->cmd == FUTEX_LOCK_PI ||
+		    c->cmd == FUTEX_TRYLOCK_PI || c->cmd == FUTEX_LOCK_PI2) &&
+		    !__atomic_compare_exchange_n(c->uaddr, &exp, 0, false, __ATOMIC_SEQ_CST,
+						 __ATOMIC_SEQ_CST))
+			ft_futex(c->uaddr, FUTEX_UNLOCK_PI | (c->priv ? FUTEX_PRIVATE_FLAG : 0),
+				 0, NULL, NULL, 0);
+		return;
+	}
 	if ((e == 0 || e == EOWNERDEAD) && c->cmd != FUTEX_UNLOCK &&
 	    (c->ak == A_CHAOS || c->ak == A_VOLATILE)) {
 		uint32_t exp = (uint32_t)me;
@@ -855,11 +942,11 @@ int main(int argc, char **argv)
 	if (atomic_load(&n_bad) || atomic_load(&n_hangs) || atomic_load(&n_word_bad))
 		rc = FT_EXIT_FAIL;
 	printf("futex_fuzz: calls: %" PRIu64 " (lock %" PRIu64 " adaptive %" PRIu64 " unlock %" PRIu64
-	       " unknown-op %" PRIu64 ") calls/s: %.0f undocumented: %" PRIu64 " word-errors: %" PRIu64
+	       " unknown-op %" PRIu64 " misuse %" PRIu64 ") calls/s: %.0f undocumented: %" PRIu64 " word-errors: %" PRIu64
 	       " (expired-timeout-changed-word %" PRIu64 ") hangs: %" PRIu64 " returns: %s seed: %" PRIu64
 	       " [%s]\n",
 	       atomic_load(&n_calls), atomic_load(&n_op[0]), atomic_load(&n_op[1]),
-	       atomic_load(&n_op[2]), atomic_load(&n_op[3]),
+	       atomic_load(&n_op[2]), atomic_load(&n_op[3]), atomic_load(&n_op[4]),
 	       (double)atomic_load(&n_calls) / ((double)(t1 - t0) / 1e9),
 	       atomic_load(&n_bad), atomic_load(&n_word_bad), atomic_load(&n_word_expired),
 	       atomic_load(&n_hangs), errs,

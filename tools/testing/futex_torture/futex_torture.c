@@ -80,7 +80,7 @@ struct shm {
 	struct lockrec locks[NLOCKS];
 	struct slot slots[NSLOTS + NDEATHSLOTS];
 	_Atomic int stop;
-	_Atomic int reports;
+	_Atomic int reports[4];
 	_Atomic uint64_t ops, ops_fast, ops_kernel_lock, ops_kernel_adaptive;
 	_Atomic uint64_t violations, stalls, unexpected, counter_errors;
 	_Atomic uint64_t err[NERR];	/* errno counts of lock/unlock calls */
@@ -105,12 +105,15 @@ static int proc_idx;			/* 0 = parent */
 static _Thread_local volatile sig_atomic_t norestart_handled;
 static _Thread_local uint64_t rnd;
 
-static void report(const char *fmt, ...)
+/* report categories, each printed at most 16 times */
+enum { R_VIOLATION, R_UNEXPECTED, R_STALL, R_OTHER, R_NR };
+
+static void report(int cat, const char *fmt, ...)
 {
 	va_list ap;
 	char buf[512];
 
-	if (atomic_fetch_add(&S->reports, 1) >= 64)
+	if (atomic_fetch_add(&S->reports[cat], 1) >= 16)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -128,7 +131,7 @@ static void count_err(int e)
 static void violation(struct lockrec *L, const char *what, uint32_t word)
 {
 	atomic_fetch_add(&S->violations, 1);
-	report("VIOLATION lock %d (%s): %s: tid %d word %#x holder %u",
+	report(R_VIOLATION, "VIOLATION lock %d (%s): %s: tid %d word %#x holder %u",
 	       (int)(L - S->locks), L->shared ? "shared" : "private", what,
 	       ft_gettid(), word, atomic_load(&L->holder));
 }
@@ -136,7 +139,7 @@ static void violation(struct lockrec *L, const char *what, uint32_t word)
 static void unexpected(struct lockrec *L, const char *op, long r, uint32_t word)
 {
 	atomic_fetch_add(&S->unexpected, 1);
-	report("UNEXPECTED %s on lock %d (%s) -> %s, word before %#x now %#x, tid %d",
+	report(R_UNEXPECTED, "UNEXPECTED %s on lock %d (%s) -> %s, word before %#x now %#x, tid %d",
 	       op, (int)(L - S->locks), L->shared ? "shared" : "private",
 	       ft_errname((int)-r), word, atomic_load(&L->word), ft_gettid());
 }
@@ -499,7 +502,7 @@ static void *deaths_main(void *arg)
 			;
 		atomic_store(&sl->state, ST_FREE);
 		if (!WIFEXITED(status) || WEXITSTATUS(status))
-			report("dying owner child: status %#x", status);
+			report(R_OTHER, "dying owner child: status %#x", status);
 	}
 	return NULL;
 }
@@ -648,7 +651,7 @@ static void *watchdog_main(void *arg)
 					continue;
 				atomic_store(&sl->reported, since);
 				atomic_fetch_add(&S->stalls, 1);
-				report("STALL lock %d (%s) free for %" PRIu64 " ms (word %#x), task %d/%d asleep in FUTEX_LOCK for %" PRIu64 " ms: lost wake-up; waking it with a signal",
+				report(R_STALL, "STALL lock %d (%s) free for %" PRIu64 " ms (word %#x), task %d/%d asleep in FUTEX_LOCK for %" PRIu64 " ms: lost wake-up; waking it with a signal",
 				       l, L->shared ? "shared" : "private",
 				       (now - free_since[l]) / 1000000, w, pid, tid,
 				       (now - since) / 1000000);
@@ -876,8 +879,8 @@ int main(int argc, char **argv)
 		while (ft_mono_ns() - t0 < limit_ns && !atomic_load(&S->stop))
 			usleep(10000);
 		atomic_store(&S->stop, 1);
-		/* bounded end: workers get stall_ms * 5 + 20 s to finish */
-		deadline = ft_mono_ns() + (uint64_t)opt.stall_ms * 5000000 + 20000000000ull;
+		/* bounded end: workers get stall_ms * 3 + 10 s to finish */
+		deadline = ft_mono_ns() + (uint64_t)opt.stall_ms * 3000000 + 10000000000ull;
 		for (;;) {
 			int alive = 0;
 
@@ -886,7 +889,7 @@ int main(int argc, char **argv)
 
 				if (kids[p] && waitpid(kids[p], &st, WNOHANG) == kids[p]) {
 					if (!WIFEXITED(st) || WEXITSTATUS(st))
-						report("worker process %d: status %#x", kids[p], st);
+						report(R_OTHER, "worker process %d: status %#x", kids[p], st);
 					kids[p] = 0;
 				}
 				alive += kids[p] != 0;
@@ -901,7 +904,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (hung) {
-		report("HANG: workers did not finish within the end bound; killing them");
+		report(R_OTHER, "HANG: workers did not finish within the end bound; killing them");
 		for (p = 1; p < opt.procs; p++)
 			if (kids[p])
 				kill(kids[p], SIGKILL);
@@ -938,15 +941,15 @@ int main(int argc, char **argv)
 			counter_total += L->counter;
 			if (L->counter != atomic_load(&L->acquisitions)) {
 				atomic_fetch_add(&S->counter_errors, 1);
-				report("VIOLATION lock %d: counter %" PRIu64 " != acquisitions %" PRIu64,
+				report(R_VIOLATION, "VIOLATION lock %d: counter %" PRIu64 " != acquisitions %" PRIu64,
 				       l, L->counter, atomic_load(&L->acquisitions));
 			}
 			if (atomic_load(&L->word) != 0)
-				report("note: lock %d word %#x at the end", l, atomic_load(&L->word));
+				report(R_OTHER, "note: lock %d word %#x at the end", l, atomic_load(&L->word));
 		}
 		if (atomic_load(&S->ownerdead) != atomic_load(&S->deaths)) {
 			atomic_fetch_add(&S->counter_errors, 1);
-			report("VIOLATION: %" PRIu64 " EOWNERDEAD for %" PRIu64 " robust owner deaths",
+			report(R_VIOLATION, "VIOLATION: %" PRIu64 " EOWNERDEAD for %" PRIu64 " robust owner deaths",
 			       atomic_load(&S->ownerdead), atomic_load(&S->deaths));
 		}
 	}
