@@ -32,6 +32,9 @@
 #define MAX_THREADS	4096u
 #define MAX_MODES	16
 #define MAX_INST	(MAX_MODES + 2)
+/* fewer pairs never decide: the bootstrap interval of a median of 2-4
+ * values is just their range, far too narrow (seen: A/A 1.10-1.15) */
+#define MIN_VERDICT_PAIRS 5
 
 struct opts {
 	uint64_t iterations;
@@ -708,6 +711,9 @@ static void summarize(const struct compare *cmpc, const struct run *runs,
 		if (k != cmp->base) {
 			series(cmp, runs, nruns, k, x);
 			fl_ratio_ci(x, base, cmp->reps, &s[k].ratio);
+			if (s[k].ratio.verdict != FL_NO_DATA &&
+			    s[k].ratio.n < MIN_VERDICT_PAIRS)
+				s[k].ratio.verdict = FL_INDISTINGUISHABLE;
 		}
 	}
 	free(base);
@@ -804,11 +810,11 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	}
 	printf("ratio = median over %u repetitions of Kiter/s(mode) / Kiter/s(baseline) in the\n"
 	       "same repetition (order shuffled every repetition, seed %" PRIu64 "); 95%% CI: bootstrap of\n"
-	       "that median; verdict: faster/slower only if the CI excludes 1. The A/A row is\n"
+	       "that median; verdict: faster/slower only if the CI excludes 1 (and >= %d pairs). The A/A row is\n"
 	       "the baseline run again as a separate instance: its interval is the noise floor.\n"
 	       "vcs/ics per Kit: voluntary/involuntary context switches per 1000 iterations;\n"
 	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency\n",
-	       cmp->reps, cmp->seed);
+	       cmp->reps, cmp->seed, MIN_VERDICT_PAIRS);
 	if (ctl && ctl->ratio.verdict != FL_NO_DATA &&
 	    ctl->ratio.verdict != FL_INDISTINGUISHABLE)
 		printf("WARNING: the A/A control's interval excludes 1.0: the noise of this run is\n"

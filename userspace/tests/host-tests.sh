@@ -177,8 +177,8 @@ check "kernel stats: JSON equals text" \
 	"$PY" tests/json_vs_text.py "$TMP/ks.txt" "$TMP/ks.json" 1 -
 
 # --- --compare: paired, shuffled, A/A control, interval and verdict ---
-"$FL" --compare -r 3 -i 400 -t 2 -d 10 -w 10 --seed 7 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
-"$PY" tests/check_compare.py "$TMP/cmp.json" "$have_fl" 3 400 >"$TMP/cmp.out"; rc=$?
+"$FL" --compare -r 5 -i 400 -t 2 -d 10 -w 10 --seed 7 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
+"$PY" tests/check_compare.py "$TMP/cmp.json" "$have_fl" 5 400 >"$TMP/cmp.out"; rc=$?
 cat "$TMP/cmp.out"
 check "--compare --json: every mode, A/A control, baseline, paired ratios with interval and verdict" \
 	test $rc -eq 0

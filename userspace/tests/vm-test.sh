@@ -95,7 +95,7 @@ done
 
 # --compare: no mode unavailable on the patched kernel; baseline futex_lock,
 # every other mode and the A/A control with a ratio, interval and verdict
-out=$("$FL" --compare -r 2 --duration 0.25 -t 4 -d 100 -w 1000 2>&1); rc=$?
+out=$("$FL" --compare -r 5 --duration 0.2 -t 4 -d 100 -w 1000 2>&1); rc=$?
 comment "$out"
 cmp_modes() {
 	local l c=0 base=0
