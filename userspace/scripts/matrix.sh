@@ -2,23 +2,29 @@
 # SPDX-License-Identifier: GPL-2.0
 # Result matrix (what the 2010 RFC promised): sweep threads x hold loops x
 # outside loops for every lock mode, time-bounded runs (--duration), all
-# modes interleaved per cell (--compare). Run in the guest by `make matrix`
-# (or on any machine). Writes into Documentation/results/:
-#   matrix-<label>.csv   one row per cell x mode (medians over the repeats)
+# modes in paired repetitions in random order per cell (--compare, with its
+# A/A control row). Run in the guest by `make matrix` (or on any machine).
+# Writes into Documentation/results/:
+#   matrix-<label>.csv   one row per cell x mode: median Kiter/s, ratio to
+#                        the baseline with its 95% interval and verdict, and
+#                        whether the mode is the cell's *separated* winner
+#                        (paired ratio to the runner-up with an interval > 1)
 #   matrix-<label>.json  machine description + the full futex_lock JSON per cell
 # Env: FL_MATRIX_LABEL (default vm-<kernel>-smp<ncpus> or host-...),
-#      FL_MATRIX_THREADS ("1 2 4 8 32 256"), FL_MATRIX_HOLD ("0 100 1000 10000"),
-#      FL_MATRIX_OUTSIDE ("0 10000"), FL_MATRIX_DURATION (0.5 s),
-#      FL_MATRIX_REPEAT (2), FL_MATRIX_MODES (all).
+#      FL_MATRIX_THREADS ("2 8 256"), FL_MATRIX_HOLD ("0 1000"),
+#      FL_MATRIX_OUTSIDE ("0 10000"), FL_MATRIX_DURATION (0.2 s),
+#      FL_MATRIX_REPEAT (10), FL_MATRIX_MODES (all).
+# 12 cells x 9 instances x 10 x 0.2 s: several minutes under TCG at -smp 2
+# (the earlier 48-cell, 2-repetition matrix could not separate most cells).
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 FL=$REPO/userspace/build/futex_lock
 OUT=${FL_MATRIX_OUT:-$REPO/Documentation/results}
-THREADS=${FL_MATRIX_THREADS:-"1 2 4 8 32 256"}
-HOLDS=${FL_MATRIX_HOLD:-"0 100 1000 10000"}
+THREADS=${FL_MATRIX_THREADS:-"2 8 256"}
+HOLDS=${FL_MATRIX_HOLD:-"0 1000"}
 OUTS=${FL_MATRIX_OUTSIDE:-"0 10000"}
-DUR=${FL_MATRIX_DURATION:-0.5}
-REP=${FL_MATRIX_REPEAT:-2}
+DUR=${FL_MATRIX_DURATION:-0.2}
+REP=${FL_MATRIX_REPEAT:-10}
 MODES=${FL_MATRIX_MODES:-}
 PY=python3
 [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
@@ -86,23 +92,71 @@ meta = {"label": label, "environment": env, "cpu": cpu, "ncpus": int(ncpu),
         "kernel": platform.release(), "duration_s": float(dur),
         "repeat": int(rep), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 json.dump({"meta": meta, "cells": cells}, open(base + ".json", "w"), indent=1)
+import random
+
+
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def boot_ci(r, resamples=2000):
+    """95% percentile bootstrap of the median (as lib/stats.c, own seed)."""
+    rnd = random.Random(12345)
+    meds = sorted(median([rnd.choice(r) for _ in r]) for _ in range(resamples))
+    return meds[int(0.025 * (resamples - 1))], meds[int(0.975 * (resamples - 1))]
+
+
+def separated_winner(cell):
+    """best median of the measured modes (A/A row excluded) and its paired
+    ratio to the runner-up; separated if that interval lies above 1."""
+    j = cell["result"]
+    ok = [m for m in j.get("summary", []) if m.get("runs") and not m["control"]]
+    if len(ok) < 2:
+        return None, None, None, None
+    ok.sort(key=lambda m: -m["median_kiter_s"])
+    best, second = ok[0]["instance"], ok[1]["instance"]
+    per = {}
+    for r in j["runs"]:
+        if r["ok"]:
+            per.setdefault(r["rep"], {})[r["instance"]] = r["kiter_s"]
+    ratios = [d[best] / d[second] for d in per.values()
+              if d.get(best, 0) > 0 and d.get(second, 0) > 0]
+    if len(ratios) < 5:
+        return best, second, None, None
+    lo, hi = boot_ci(ratios)
+    return best, second, median(ratios), (lo, hi)
+
+
 cols = ["label", "kernel", "threads", "hold_loops", "outside_loops", "mode",
-        "available", "runs", "median_kiter_s", "min_kiter_s", "max_kiter_s",
-        "spread_pct", "ratio_to_futex_lock", "lock_syscall_pct",
-        "unlock_syscall_pct", "kiter_per_cpu_s", "longest_wait_us",
-        "thread_cv_pct", "winner"]
+        "instance", "control", "baseline", "available", "runs",
+        "median_kiter_s", "min_kiter_s", "max_kiter_s", "spread_pct",
+        "ratio", "ratio_lo", "ratio_hi", "pairs", "verdict",
+        "lock_syscall_pct", "unlock_syscall_pct", "kiter_per_cpu_s",
+        "cpu_s_per_kiter", "voluntary_ctxsw_per_kiter",
+        "involuntary_ctxsw_per_kiter", "latency_p50_us", "latency_p99_us",
+        "thread_cv_pct", "winner", "runner_up", "win_ratio", "win_lo", "win_hi"]
 with open(base + ".csv", "w", newline="") as fh:
     wr = csv.writer(fh)
     wr.writerow(cols)
     for c in cells:
-        s = c["result"]["summary"]
-        ok = [m for m in s if m.get("runs")]
-        win = max(ok, key=lambda m: m["median_kiter_s"])["mode"] if ok else ""
+        s = c["result"].get("summary", [])
+        best, second, wr_med, wr_ci = separated_winner(c)
+        sep = wr_ci is not None and wr_ci[0] > 1.0
         for m in s:
+            is_best = m["instance"] == best
             row = {"label": label, "kernel": meta["kernel"], "threads": c["threads"],
                    "hold_loops": c["hold_loops"], "outside_loops": c["outside_loops"],
-                   "mode": m["mode"], "available": int(m["available"]),
-                   "runs": m["runs"], "winner": int(m["mode"] == win)}
+                   "control": int(m["control"]), "baseline": int(m["baseline"]),
+                   "available": int(m["available"]), "runs": m["runs"],
+                   # 1: separated winner; "tie": best median, not separated
+                   "winner": (1 if sep else "tie") if is_best else 0,
+                   "runner_up": second if is_best else "",
+                   "win_ratio": "", "win_lo": "", "win_hi": ""}
+            if is_best and wr_ci is not None:
+                row["win_ratio"], row["win_lo"], row["win_hi"] = (
+                    round(wr_med, 4), round(wr_ci[0], 4), round(wr_ci[1], 4))
             for k in cols:
                 if k not in row:
                     v = m.get(k)

@@ -3,10 +3,15 @@
 # Host side of the result matrix: for every Documentation/results/matrix-*.csv
 # draw with gnuplot (Debian gnuplot-nox; python3 stdlib prepares the data):
 #   matrix-<label>-winner.svg/.png    which lock wins where (threads x hold,
-#                                     one panel per outside-loop value)
+#                                     one panel per outside-loop value); only
+#                                     separated winners (paired ratio to the
+#                                     runner-up with a 95% interval > 1) are
+#                                     coloured, other cells say "no winner"
 #   matrix-<label>-curves.svg/.png       Kiter/s vs threads, one line per lock,
 #                                     one panel per (hold, outside)
-#   matrix-<label>-adaptive.svg/.png  FUTEX_LOCK_ADAPTIVE / FUTEX_LOCK ratio
+#   matrix-<label>-adaptive.svg/.png  FUTEX_LOCK_ADAPTIVE / FUTEX_LOCK ratio with
+#                                     its interval; cells whose interval holds
+#                                     1.0 are white and marked "~"
 # Usage: plot.sh [CSV...]
 set -u
 # shellcheck source=common.sh
@@ -25,6 +30,8 @@ import csv, sys, os
 src, tmp, base = sys.argv[1:]
 rows = list(csv.DictReader(open(src)))
 label = rows[0]["label"]
+# the A/A control row repeats the baseline's mode: not a mode of its own
+rows = [r for r in rows if r.get("control", "0") != "1"]
 modes = []
 for r in rows:
     if r["mode"] not in modes:
@@ -36,6 +43,10 @@ ths = sorted({int(r["threads"]) for r in rows})
 hs = sorted({int(r["hold_loops"]) for r in rows})
 ws = sorted({int(r["outside_loops"]) for r in rows})
 val = {}
+win = {}
+for r in rows:
+    if r.get("winner") in ("1", "tie"):
+        win[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]))] = r
 for r in rows:
     if r["median_kiter_s"]:
         val[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]), r["mode"])] = float(r["median_kiter_s"])
@@ -58,15 +69,20 @@ for w in ws:
     with open(fn, "w") as f:
         for yi, h in enumerate(hs):
             for xi, t in enumerate(ths):
-                c = {m: val[(t, h, w, m)] for m in modes if (t, h, w, m) in val}
-                if not c:
+                r = win.get((t, h, w))
+                if not r:
                     continue
-                best = sorted(c.items(), key=lambda kv: -kv[1])
-                m, v = best[0]
-                margin = (v / best[1][1] - 1) * 100 if len(best) > 1 and best[1][1] > 0 else 0
-                rgb = int(col[m][1:], 16)
+                m = r["mode"]
                 # "\\\\_": an underscore, not a subscript, in enhanced text
-                f.write('%d %d %d "%s\\n+%.0f%%"\n' % (xi, yi, rgb, m.replace("_", "\\\\_"), margin))
+                esc = lambda x: x.replace("_", "\\\\_")
+                if r["winner"] == "1":
+                    rgb = int(col[m][1:], 16)
+                    f.write('%d %d %d "%s\\nx%.2f [%.2f-%.2f]"\n' % (
+                        xi, yi, rgb, esc(m), float(r["win_ratio"]),
+                        float(r["win_lo"]), float(r["win_hi"])))
+                else:
+                    f.write('%d %d %d "no separated winner\\n(best median: %s)"\n' % (
+                        xi, yi, 0x9a9a9a, esc(m)))
 def axes():
     P('set xtics (%s)' % ", ".join('"%d" %d' % (t, i) for i, t in enumerate(ths)))
     P('set ytics (%s)' % ", ".join('"%d" %d' % (h, i) for i, h in enumerate(hs)))
@@ -77,7 +93,7 @@ for term, ext in (("svg size 1100,%d dynamic font 'sans,11'", "svg"),
                   ("pngcairo size 1100,%d font 'sans,10'", "png")):
     P("set terminal " + term % (430 * len(ws)))
     P('set output "%s-winner.%s"' % (base, ext))
-    P('set multiplot layout %d,1 title "Which lock wins where: highest median Kiter/s (+%% over the runner-up)\\n%s"' % (len(ws), env))
+    P('set multiplot layout %d,1 title "Which lock wins where: only winners whose paired ratio to the runner-up has a 95%% interval above 1 (grey: no separated winner)\\n%s"' % (len(ws), env))
     axes()
     P('unset key')
     for w in ws:
@@ -115,20 +131,28 @@ for term, ext in (("svg size %d,%d dynamic font 'sans,10'", "svg"),
     P('unset multiplot')
     P('unset logscale; unset grid')
 # ---- adaptive / futex_lock ratio ----
-have = any(k[3] == "adaptive" for k in val) and any(k[3] == "futex_lock" for k in val)
+# adaptive's ratio and interval are paired against the baseline futex_lock
+ad = {(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"])): r
+      for r in rows if r["mode"] == "adaptive" and r.get("ratio_lo")}
+have = bool(ad) and any(r["mode"] == "futex_lock" and r.get("baseline") == "1" for r in rows)
 if have:
     for w in ws:
         with open(os.path.join(tmp, "ad-%d.dat" % w), "w") as f:
             for yi, h in enumerate(hs):
                 for xi, t in enumerate(ths):
-                    a, b = val.get((t, h, w, "adaptive")), val.get((t, h, w, "futex_lock"))
-                    if a and b:
-                        f.write("%d %d %g\n" % (xi, yi, a / b))
+                    r = ad.get((t, h, w))
+                    if not r:
+                        continue
+                    q, lo, hi = float(r["ratio"]), float(r["ratio_lo"]), float(r["ratio_hi"])
+                    if lo <= 1.0 <= hi:   # indistinguishable: white, marked
+                        f.write('%d %d 1 "~%.2f\\n[%.2f-%.2f]"\n' % (xi, yi, q, lo, hi))
+                    else:
+                        f.write('%d %d %g "%.2f\\n[%.2f-%.2f]"\n' % (xi, yi, q, q, lo, hi))
     for term, ext in (("svg size 900,%d dynamic font 'sans,11'", "svg"),
                       ("pngcairo size 900,%d font 'sans,10'", "png")):
         P("set terminal " + term % (400 * len(ws)))
         P('set output "%s-adaptive.%s"' % (base, ext))
-        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput (>1: adaptive spinning helps)\\n%s"' % (len(ws), env))
+        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput, paired median [95%% interval] (>1: spinning helps; white ~: interval holds 1)\\n%s"' % (len(ws), env))
         axes()
         P('set palette defined (0.5 "#b2182b", 1 "white", 1.5 "#2166ac")')
         P('set cbrange [0.5:1.5]')
@@ -137,7 +161,7 @@ if have:
             P('set title "outside loops (-w) = %d"' % w)
             fn = os.path.join(tmp, "ad-%d.dat" % w)
             P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc palette, '
-              '"" using 1:2:(sprintf("%%.2f",$3)) with labels font ",10"' % fn)
+              '"" using 1:2:4 with labels font ",9"' % fn)
         P('unset multiplot')
 print("\n".join(out))
 PYEOF
