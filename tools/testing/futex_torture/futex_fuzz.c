@@ -657,7 +657,7 @@ static void fuzz_one(struct tslot *ts, uint64_t *rs, uint32_t *priv_word, uint32
 		describe(c, d, sizeof(d));
 		atomic_fetch_add(&n_word_bad, 1);
 		atomic_fetch_add(&n_word_expired, 1);
-		report(R_WORD_EXPIRED, "WORD: %s -> ETIMEDOUT with an expired timeout changed the word %#x -> %#x",
+		report(R_WORD_EXPIRED, "WORD: %s -> ETIMEDOUT with an expired timeout changed the word %#x -> %#x (review F8)",
 		       d, w_before, w_after);
 	}
 	return;

@@ -139,9 +139,13 @@ static void violation(struct lockrec *L, const char *what, uint32_t word)
 static void unexpected(struct lockrec *L, const char *op, long r, uint32_t word)
 {
 	atomic_fetch_add(&S->unexpected, 1);
-	report(R_UNEXPECTED, "UNEXPECTED %s on lock %d (%s) -> %s, word before %#x now %#x, tid %d",
+	uint32_t now = atomic_load(&L->word);
+
+	report(R_UNEXPECTED, "UNEXPECTED %s on lock %d (%s) -> %s, word before %#x now %#x, tid %d%s",
 	       op, (int)(L - S->locks), L->shared ? "shared" : "private",
-	       ft_errname((int)-r), word, atomic_load(&L->word), ft_gettid());
+	       ft_errname((int)-r), word, now, ft_gettid(),
+	       r == -ESRCH && !(now & FUTEX_TID_MASK) ?
+	       " (the owner is gone but the lock is free: exit race, review F3)" : "");
 }
 
 static void on_restart_sig(int sig)
