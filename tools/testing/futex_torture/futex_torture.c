@@ -131,9 +131,10 @@ static void count_err(int e)
 static void violation(struct lockrec *L, const char *what, uint32_t word)
 {
 	atomic_fetch_add(&S->violations, 1);
-	report(R_VIOLATION, "VIOLATION lock %d (%s): %s: tid %d word %#x holder %u",
+	report(R_VIOLATION, "VIOLATION lock %d (%s): %s: tid %d word %#x holder %u%s",
 	       (int)(L - S->locks), L->shared ? "shared" : "private", what,
-	       ft_gettid(), word, atomic_load(&L->holder));
+	       ft_gettid(), word, atomic_load(&L->holder),
+	       opt.requeue && !L->shared ? " (lock waiters requeued: review F2)" : "");
 }
 
 static void unexpected(struct lockrec *L, const char *op, long r, uint32_t word)
