@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,7 +79,7 @@ struct shared {
 	_Alignas(FL_CACHELINE) _Atomic uint64_t last_release;	/* idle test */
 	uint64_t counter;					/* under the lock */
 	_Alignas(FL_CACHELINE) _Atomic unsigned ready;
-	_Atomic int go;
+	_Atomic uint32_t go;	/* 0 wait, 1 go, 2 abort (futex word) */
 	const struct opts *o;
 	int test;
 };
@@ -117,11 +118,12 @@ static void *worker_main(void *arg)
 
 	if (fl_thread_setup(w->idx, sh->o->pin, sh->o->sched, 0, w->err,
 			    sizeof(w->err)))
-		atomic_store(&sh->go, -1);
+		atomic_store(&sh->go, 2);
 	atomic_fetch_add(&sh->ready, 1);
+	/* sleep, not spin: under --sched fifo spinning starters starve main */
 	while (atomic_load_explicit(&sh->go, memory_order_acquire) == 0)
-		fl_cpu_relax();
-	if (atomic_load(&sh->go) < 0)
+		fl_futex((_Atomic uint32_t *)&sh->go, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
+	if (atomic_load(&sh->go) == 2)
 		return NULL;
 	if (sh->test == TEST_WAIT) {
 		for (uint64_t i = 0; i < loops; i++) {
@@ -205,20 +207,21 @@ static int run_one(const struct opts *o, int test, struct col *c, unsigned rep,
 		r = pthread_create(&ws[i].th, NULL, worker_main, &ws[i]);
 		if (r) {
 			snprintf(c->err, sizeof(c->err), "pthread_create: %s", strerror(r));
-			atomic_store(&sh->go, -1);
+			atomic_store(&sh->go, 2);
 			ret = -1;
 			break;
 		}
 		created++;
 	}
 	while (ret == 0 && atomic_load(&sh->ready) < created)
-		sched_yield();
+		fl_poll_pause();
 	t0 = fl_now_ns();
 	if (ret == 0) {
-		int expect = 0;
+		uint32_t expect = 0;
 
 		atomic_compare_exchange_strong(&sh->go, &expect, 1);
 	}
+	fl_futex(&sh->go, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	for (unsigned i = 0; i < created; i++)
 		pthread_join(ws[i].th, NULL);
 	for (unsigned i = 0; i < created; i++) {
@@ -531,6 +534,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "lockbench: baseline %s unavailable: %s\n",
 			o.base->name, FL_NO_FUTEX_LOCK_MSG);
 		return 1;
+	}
+	if (o.sched == FL_SCHED_FIFO || o.sched == FL_SCHED_RR) {
+		char err[160];
+
+		/* main above the workers, so it can start and join them */
+		if (fl_thread_setup(0, false, o.sched, 1, err, sizeof(err))) {
+			fprintf(stderr, "lockbench: %s\n", err);
+			return 1;
+		}
 	}
 	if (quick && !loops_set)
 		o.loops = 2048;

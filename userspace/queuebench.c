@@ -224,7 +224,7 @@ static void q_push(struct queue *q, uint32_t job)
 		if (!q->broken) {	/* wait until the reader of the last lap is done */
 			while (atomic_load_explicit(&q->slots[p % q->cap].seq,
 						    memory_order_acquire) != p)
-				sched_yield();
+				fl_poll_pause();
 		}
 		atomic_store_explicit(&q->slots[p % q->cap].job, job, memory_order_relaxed);
 		atomic_store_explicit(&q->slots[p % q->cap].seq, p + 1, memory_order_release);
@@ -261,7 +261,7 @@ static uint32_t q_pop(struct queue *q)
 		if (!q->broken) {
 			while (atomic_load_explicit(&q->slots[p % q->cap].seq,
 						    memory_order_acquire) != p + 1)
-				sched_yield();
+				fl_poll_pause();
 		} else {
 			sched_yield();	/* TEST ONLY: a reader delayed after its claim */
 		}
@@ -339,7 +339,7 @@ static int phase_end(struct pool *p, uint64_t want, const char *phase, char *err
 				 (unsigned long long)want, (unsigned long long)p->o->timeout_ms);
 			return -1;
 		}
-		sched_yield();
+		fl_poll_pause();
 	}
 	for (uint64_t i = 0; i < p->njobs; i++) {
 		uint32_t n = atomic_load(&p->runs[i]);
@@ -427,7 +427,7 @@ static int run_block(const struct opts *o, const struct qdesc *d, struct stats *
 	/* tids: the workers set them first thing */
 	for (unsigned i = 0; !ret && i < w; i++) {
 		while (!((volatile struct wk *)&p->wk[i])->tid)
-			sched_yield();
+			fl_poll_pause();
 		tids[i] = p->wk[i].tid;
 	}
 	/* launch */

@@ -498,8 +498,15 @@ static int run_block(const struct opts *o, const struct method *m, unsigned w,
 			fl_lock(&b->lock, &(struct fl_counters){ 0 });
 		atomic_store(&b->phase, run + 1);
 		futex_wake_all(&b->phase);
-		while (atomic_load(&b->ready) < want)
-			sched_yield();
+		end = fl_now_ns() + o->timeout_ms * 1000000ull;
+		while (atomic_load(&b->ready) < want && fl_now_ns() < end)
+			fl_poll_pause();
+		if (atomic_load(&b->ready) < want) {
+			snprintf(s->err, sizeof(s->err), "workers not ready within %llu ms",
+				 (unsigned long long)o->timeout_ms);
+			ret = -1;
+			break;
+		}
 		for (unsigned i = 0; i < w; i++) {
 			tids[i] = b->wk[i].tid;
 			if (b->wk[i].err[0]) {
@@ -530,7 +537,7 @@ static int run_block(const struct opts *o, const struct method *m, unsigned w,
 				break;
 			}
 			if (sleeping_method(m->kind))
-				sched_yield();
+				fl_poll_pause();
 		}
 		if (ret)
 			break;
@@ -601,8 +608,14 @@ static int run_block(const struct opts *o, const struct method *m, unsigned w,
 	return ret;
 }
 
+static enum fl_sched sched_now;
+
 static bool method_available(const struct method *m, unsigned w)
 {
+	/* FIFO/RR spinners that never yield, one per CPU: the rest never run */
+	if ((m->kind == M_SPIN || m->kind == M_SPIN_PAUSE) && w >= fl_online_cpus() &&
+	    (sched_now == FL_SCHED_FIFO || sched_now == FL_SCHED_RR))
+		return false;
 	if (m->kind == M_LOCK)
 		return fl_lock_available(m->ops);
 	if (m->kind == M_HYBRID)
@@ -897,6 +910,7 @@ int main(int argc, char **argv)
 		o.reps = quick ? 5 : 30;
 	if (!o.runs)
 		o.runs = quick ? 10 : 50;
+	sched_now = o.sched;
 	o.lose_wakeup = getenv("FUTEXLOCK_TEST_LOST_WAKEUP") != NULL;
 	if (o.json_file) {
 		o.json = false;

@@ -341,6 +341,12 @@ unsigned fl_online_cpus(void);
 int fl_thread_setup(unsigned idx, bool pin, enum fl_sched sched, int prio,
 		    char *err, size_t errlen);
 void fl_shuffle(unsigned *v, size_t n, uint64_t *seed);
+/*
+ * The pause of a polling loop of the main thread: a 20 us sleep, never a
+ * sched_yield(), which under SCHED_FIFO would not let a lower-priority
+ * worker on the same CPU run (a livelock seen in the TCG guest).
+ */
+void fl_poll_pause(void);
 /* state letter of one of our threads (/proc/self/task/TID/stat), -1 */
 int fl_task_state(pid_t tid);
 /* 0 once every tid sleeps (S or D), -1 after timeout_ns */

@@ -101,6 +101,13 @@ void fl_shuffle(unsigned *v, size_t n, uint64_t *seed)
 	}
 }
 
+void fl_poll_pause(void)
+{
+	struct timespec ts = { 0, 20000 };
+
+	nanosleep(&ts, NULL);
+}
+
 int fl_task_state(pid_t tid)
 {
 	char path[64], buf[256], *p;
@@ -133,7 +140,7 @@ int fl_wait_asleep(const pid_t *tids, unsigned n, uint64_t timeout_ns)
 		}
 		if (fl_now_ns() > end)
 			return -1;
-		sched_yield();
+		fl_poll_pause();
 	}
 	return 0;
 }
