@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -307,10 +309,10 @@ TEST(einval_reserved_args)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, futex_sys(&w, FUTEX_UNLOCK | PRIV, 3, NULL, NULL, 0));
 	EXPECT_EQ(EINVAL, errno);
-	/* FUTEX_UNLOCK takes no clock */
+	/* FUTEX_UNLOCK takes no clock: ENOSYS, as every op without one */
 	EXPECT_EQ(-1, futex_sys(&w, FUTEX_UNLOCK | PRIV | FUTEX_CLOCK_REALTIME,
 				0, NULL, NULL, 0));
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(ENOSYS, errno);
 	EXPECT_EQ(0, w);
 }
 
@@ -486,7 +488,7 @@ static void sig_handler(int sig)
 }
 
 /*
- * Signal the target every delay_ms until it is done (EINTR case), or
+ * Signal the target every delay_ms until it is done (release unset), or
  * three times and then make the holder release the lock (restart case).
  * Repeating makes the test independent of when the target blocks.
  */
@@ -512,7 +514,12 @@ static void *killer_fn(void *arg)
 	return NULL;
 }
 
-TEST(signal_eintr_without_sa_restart)
+/*
+ * A handler without SA_RESTART runs, and the lock call resumes: like
+ * FUTEX_LOCK_PI, the ops never fail with EINTR (pthread_mutex_lock() must
+ * not), the timeout being absolute.
+ */
+TEST(signal_no_eintr_without_sa_restart)
 {
 	struct sigaction sa = { .sa_handler = sig_handler };	/* no SA_RESTART */
 	struct killer k = { .delay_ms = 50 };
@@ -525,12 +532,14 @@ TEST(signal_eintr_without_sa_restart)
 	holder_start(&h, &w, 1);
 	sig_hits = 0;
 	k.target = pthread_self();
+	k.release = &h;
 	pthread_create(&kt, NULL, killer_fn, &k);
-	EXPECT_EQ(-EINTR, flock(&w, FUTEX_LOCK | PRIV, NULL));
-	EXPECT_GE(sig_hits, 1);
-	k.done = 1;
+	EXPECT_EQ(0, flock(&w, FUTEX_LOCK | PRIV, NULL));
+	EXPECT_EQ(3, sig_hits);
+	EXPECT_EQ((uint32_t)gettid_(), w & FUTEX_TID_MASK);
+	EXPECT_EQ(0, funlock(&w, PRIV));
 	pthread_join(kt, NULL);
-	holder_stop(&h);
+	pthread_join(h.th, NULL);
 	EXPECT_EQ(0, w);
 }
 
@@ -942,6 +951,673 @@ TEST(handoff_always)
 	TH_LOG("handoffs +%lld, total %ld", stat_get("handoffs") - ho0, s.counter);
 	EXPECT_GT(stat_get("handoffs") - ho0, 0);
 	EXPECT_EQ(0, s.word);
+}
+
+/* ------------------------------------------------------------------ */
+/* helpers for the race tests below */
+
+/* State letter of a task ("R", "S", ...) from /proc; 0 if it is gone. */
+static char task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : 0;
+}
+
+/* Wait up to 5 s until the task sleeps; false if it never does. */
+static int wait_sleeping(pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < 5000; i++) {
+		if (task_state(pid, tid) == 'S')
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Debug knobs (CONFIG_FUTEX_LOCK_DEBUG); -1 when absent. */
+#define REQUIRE_KNOB(name) do {						\
+	if (knob_get(name) < 0)						\
+		SKIP(return, "no " STATS_DIR name " (CONFIG_FUTEX_LOCK_DEBUG)"); \
+} while (0)
+
+/* ------------------------------------------------------------------ */
+/* F1: a spinner preempted while registered must not stall relay sleepers */
+
+struct relay {
+	uint32_t word;
+	int efd_h, efd_r;
+	uint64_t hog_ns, hold_ns;
+	long long spins0;
+	volatile int o_locked, h_ready, s_go, rt_fail, seen;
+	int s_ret, r_ret;
+	uint64_t r_wait_ns;
+};
+
+/*
+ * O owns the lock and keeps running on CPU 0.  It watches spin_attempts:
+ * when S has started spinning it wakes the hog H on S's CPU, then holds
+ * the lock another hold_ns and unlocks.
+ */
+static void *relay_owner(void *arg)
+{
+	struct relay *r = arg;
+	uint64_t one = 1, t;
+
+	pin_cpu(0);
+	flock(&r->word, FUTEX_LOCK | PRIV, NULL);
+	r->o_locked = 1;
+	t = now_ns(CLOCK_MONOTONIC) + 2000000000ull;
+	while (now_ns(CLOCK_MONOTONIC) < t) {
+		if (stat_get("spin_attempts") > r->spins0) {
+			r->seen = 1;
+			break;
+		}
+	}
+	if (write(r->efd_h, &one, sizeof(one)) != sizeof(one))
+		r->rt_fail = 2;
+	t = now_ns(CLOCK_MONOTONIC) + r->hold_ns;
+	while (now_ns(CLOCK_MONOTONIC) < t)
+		;
+	funlock(&r->word, PRIV);
+	return NULL;
+}
+
+static void *relay_spinner(void *arg)
+{
+	struct relay *r = arg;
+
+	pin_cpu(1);
+	while (!r->s_go)
+		usleep(100);
+	r->s_ret = flock(&r->word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL);
+	if (!r->s_ret)
+		funlock(&r->word, PRIV);
+	return NULL;
+}
+
+/* H runs only once S is off CPU 1: then R may call, and H hogs CPU 1. */
+static void *relay_hog(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+	struct relay *r = arg;
+	uint64_t v, t;
+
+	pin_cpu(1);
+	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		r->rt_fail = 1;
+		r->h_ready = 1;
+		return NULL;
+	}
+	r->h_ready = 1;
+	if (read(r->efd_h, &v, sizeof(v)) != sizeof(v))
+		return NULL;
+	v = 1;
+	if (write(r->efd_r, &v, sizeof(v)) != sizeof(v))
+		return NULL;
+	t = now_ns(CLOCK_MONOTONIC) + r->hog_ns;
+	while (now_ns(CLOCK_MONOTONIC) < t)
+		;
+	return NULL;
+}
+
+static void *relay_sleeper(void *arg)
+{
+	struct relay *r = arg;
+	uint64_t t0, v;
+
+	pin_cpu(0);
+	if (read(r->efd_r, &v, sizeof(v)) != sizeof(v))
+		return NULL;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	r->r_ret = flock(&r->word, FUTEX_LOCK | PRIV, NULL);
+	r->r_wait_ns = now_ns(CLOCK_MONOTONIC) - t0;
+	if (!r->r_ret)
+		funlock(&r->word, PRIV);
+	return NULL;
+}
+
+/*
+ * S spins (FUTEX_LOCK_ADAPTIVE) on O, which runs on CPU 0 holding the
+ * lock.  Once S spins, a SCHED_FIFO hog H wakes on S's CPU and runs
+ * 400 ms, so S stops on need_resched and is preempted there (on a
+ * preemptible kernel).  R then calls FUTEX_LOCK.  When O unlocks 40 ms
+ * later, R must get the lock: before the fix S stayed registered as the
+ * spinner, R slept as a relay sleeper without FUTEX_WAITERS, O's unlock
+ * stayed in user space and R waited for the hog to finish (review F1).
+ * Rounds in which the spin did not end on need_resched prove nothing
+ * but must not stall either.
+ */
+TEST(relay_stall_preempted_spinner)
+{
+	long long old = knob_get("spin_max_ns");
+	long long nr0 = stat_get("spin_stop_need_resched"), hits = 0;
+	uint64_t worst = 0;
+
+	REQUIRE_OPS();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	if (old < 0 || nr0 < 0)
+		SKIP(return, "needs debugfs spin_max_ns and stats");
+	knob_set("spin_max_ns", 1000000);
+	pin_cpu(0);
+	for (int round = 0; round < 5; round++) {
+		struct relay r = { .hog_ns = 400000000ull,
+				   .hold_ns = 40000000ull };
+		long long nr = stat_get("spin_stop_need_resched");
+		pthread_t o, s, h, rs;
+
+		r.efd_h = eventfd(0, 0);
+		r.efd_r = eventfd(0, 0);
+		ASSERT_GE(r.efd_h, 0);
+		ASSERT_GE(r.efd_r, 0);
+		ASSERT_EQ(0, pthread_create(&h, NULL, relay_hog, &r));
+		while (!r.h_ready)
+			usleep(100);
+		if (r.rt_fail) {
+			pthread_join(h, NULL);
+			knob_set("spin_max_ns", old);
+			SKIP(return, "cannot use SCHED_FIFO");
+		}
+		ASSERT_EQ(0, pthread_create(&rs, NULL, relay_sleeper, &r));
+		r.spins0 = stat_get("spin_attempts");
+		ASSERT_EQ(0, pthread_create(&o, NULL, relay_owner, &r));
+		while (!r.o_locked)
+			usleep(100);
+		usleep(20000);	/* H and R block */
+		ASSERT_EQ(0, pthread_create(&s, NULL, relay_spinner, &r));
+		r.s_go = 1;
+		pthread_join(rs, NULL);
+		pthread_join(s, NULL);
+		pthread_join(h, NULL);
+		pthread_join(o, NULL);
+		close(r.efd_h);
+		close(r.efd_r);
+		if (stat_get("spin_stop_need_resched") > nr)
+			hits++;
+		TH_LOG("round %d: R waited %llu us (S %d, R %d, spin seen %d)",
+		       round, (unsigned long long)r.r_wait_ns / 1000, r.s_ret,
+		       r.r_ret, r.seen);
+		EXPECT_EQ(0, r.s_ret);
+		EXPECT_EQ(0, r.r_ret);
+		EXPECT_EQ(0, r.word);
+		if (r.r_wait_ns > worst)
+			worst = r.r_wait_ns;
+	}
+	knob_set("spin_max_ns", old);
+	TH_LOG("worst R wait %llu us; spins ended on need_resched in %lld of 5 rounds",
+	       (unsigned long long)worst / 1000, hits);
+	/* O holds ~40 ms after R calls; the hog runs 400 ms */
+	EXPECT_LT(worst, 200000000ull);
+}
+
+/* ------------------------------------------------------------------ */
+/* F2: requeue of a FUTEX_LOCK waiter must fail */
+
+struct rq_waiter {
+	uint32_t *a;
+	pid_t tid;
+	volatile int done;
+	int ret;
+	uint32_t a_at_return;
+};
+
+static void *rq_waiter_fn(void *arg)
+{
+	struct rq_waiter *r = arg;
+
+	r->tid = gettid_();
+	r->ret = flock(r->a, FUTEX_LOCK | PRIV, NULL);
+	r->a_at_return = *r->a;
+	if (!r->ret)
+		funlock(r->a, PRIV);
+	r->done = 1;
+	return NULL;
+}
+
+#ifndef SYS_futex_requeue
+#define SYS_futex_requeue	456
+#endif
+#ifndef FUTEX2_SIZE_U32
+#define FUTEX2_SIZE_U32		0x02
+#endif
+#ifndef FUTEX2_PRIVATE
+#define FUTEX2_PRIVATE		FUTEX_PRIVATE_FLAG
+#endif
+
+struct waitv_ {
+	uint64_t val, uaddr;
+	uint32_t flags, reserved;
+};
+
+/*
+ * W1 sleeps in FUTEX_LOCK(A), A owned by T0.  Moving W1 to B with
+ * FUTEX_CMP_REQUEUE, FUTEX_REQUEUE or futex_requeue(2) must fail with
+ * EINVAL: a FUTEX_UNLOCK(B) hand-off would otherwise return 0 to W1's
+ * FUTEX_LOCK(A) while T0 owns A (review F2).
+ */
+TEST(requeue_lock_waiter_einval)
+{
+	long long old = knob_get("handoff_threshold");
+	uint32_t a = 0, b;
+	struct rq_waiter r = { .a = &a };
+	struct waitv_ wv[2];
+	struct holder h;
+	pthread_t th;
+	long ret;
+
+	REQUIRE_OPS();
+	if (old >= 0)
+		knob_set("handoff_threshold", 0);	/* every unlock hands off */
+	holder_start(&h, &a, 1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, rq_waiter_fn, &r));
+	while (!r.tid)
+		usleep(100);
+	ASSERT_TRUE(wait_sleeping(getpid(), r.tid));
+	while (!(a & FUTEX_WAITERS))
+		usleep(100);
+	b = gettid_();	/* we own B */
+
+	ret = futex_sys(&a, FUTEX_CMP_REQUEUE | PRIV, 0, (void *)1, &b, a);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EINVAL, errno);
+	ret = futex_sys(&a, FUTEX_REQUEUE | PRIV, 0, (void *)1, &b, 0);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EINVAL, errno);
+	memset(wv, 0, sizeof(wv));
+	wv[0].uaddr = (uintptr_t)&a;
+	wv[0].val = a;
+	wv[0].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
+	wv[1].uaddr = (uintptr_t)&b;
+	wv[1].flags = FUTEX2_SIZE_U32 | FUTEX2_PRIVATE;
+	ret = syscall(SYS_futex_requeue, wv, 0, 0, 1);
+	if (!(ret == -1 && errno == ENOSYS)) {
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EINVAL, errno);
+	}
+
+	/* If W1 was moved to B, this hands B (not A) to it. */
+	EXPECT_EQ(0, futex_sys(&b, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0));
+	usleep(50000);
+	EXPECT_EQ(0, r.done);	/* W1 still waits for A */
+	holder_stop(&h);
+	pthread_join(th, NULL);
+	if (old >= 0)
+		knob_set("handoff_threshold", old);
+	EXPECT_EQ(0, r.ret);
+	EXPECT_EQ((uint32_t)r.tid, r.a_at_return & FUTEX_TID_MASK);
+	EXPECT_EQ(0, a);
+}
+
+/* ------------------------------------------------------------------ */
+/* F3: an owner exiting between reading the word and the lookup */
+
+struct exit_owner {
+	uint32_t *word;
+	int robust;
+	volatile int locked, go;
+	struct robust_list_head head;
+	struct robust_list node;
+};
+
+static void *exit_owner_fn(void *arg)
+{
+	struct exit_owner *e = arg;
+	uint32_t tid = gettid_();
+
+	if (e->robust) {
+		/* the word is right after the node: futex_offset */
+		e->head.list.next = &e->node;
+		e->node.next = &e->head.list;
+		e->head.futex_offset = (char *)e->word - (char *)&e->node;
+		e->head.list_op_pending = NULL;
+		if (syscall(SYS_set_robust_list, &e->head, sizeof(e->head)))
+			return (void *)1;
+	}
+	if (flock(e->word, FUTEX_LOCK | PRIV, NULL))
+		return (void *)2;
+	e->locked = 1;
+	while (!e->go)
+		;
+	usleep(10000);	/* the locker is in its delay by now */
+	if (!e->robust)
+		atomic_compare_exchange_strong((_Atomic uint32_t *)e->word,
+					       &tid, 0);
+	syscall(SYS_exit, 0);	/* robust: dies holding the lock */
+	return NULL;
+}
+
+/*
+ * The locker reads the owner's TID, then (delay_check_owner_us) the owner
+ * exits: robust (the word becomes OWNER_DIED, expect EOWNERDEAD) or after
+ * unlocking (the word becomes 0, expect 0).  Reporting ESRCH there is the
+ * exit race handle_exit_race() fixed for PI (review F3).
+ */
+static void exit_race_case(struct __test_metadata *_metadata, int robust)
+{
+	long long old = knob_get("delay_check_owner_us");
+	int esrch = 0, rounds = 4;
+
+	ASSERT_EQ(0, knob_set("delay_check_owner_us", 50000));
+	for (int i = 0; i < rounds; i++) {
+		struct exit_owner *e = calloc(1, sizeof(*e) + 64);
+		uint32_t *word = (uint32_t *)(e + 1);
+		pthread_t th;
+		int ret;
+
+		e->word = word;
+		e->robust = robust;
+		ASSERT_EQ(0, pthread_create(&th, NULL, exit_owner_fn, e));
+		pthread_detach(th);
+		while (!e->locked)
+			usleep(100);
+		e->go = 1;
+		ret = flock(word, FUTEX_LOCK | PRIV, NULL);
+		TH_LOG("round %d: %s (word %#x)", i, ret ? strerror(-ret) : "0",
+		       *word);
+		if (ret == -ESRCH)
+			esrch++;
+		EXPECT_EQ(robust ? -EOWNERDEAD : 0, ret);
+		if (ret == 0 || ret == -EOWNERDEAD) {
+			EXPECT_EQ((uint32_t)gettid_(), *word & FUTEX_TID_MASK);
+			*word = 0;
+		}
+		usleep(20000);	/* let the owner be reaped before free() */
+		free(e);
+	}
+	knob_set("delay_check_owner_us", old);
+	TH_LOG("ESRCH in %d of %d rounds", esrch, rounds);
+}
+
+TEST(exit_race_robust_owner_eownerdead)
+{
+	REQUIRE_OPS();
+	REQUIRE_KNOB("delay_check_owner_us");
+	exit_race_case(_metadata, 1);
+}
+
+TEST(exit_race_unlock_exit_no_esrch)
+{
+	REQUIRE_OPS();
+	REQUIRE_KNOB("delay_check_owner_us");
+	exit_race_case(_metadata, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* F6 / F7: a woken waiter that leaves must pass the wake-up on */
+
+struct w2 {
+	uint32_t *word;
+	int flags;
+	pid_t tid;
+	int ret;
+	uint64_t t_done;
+	struct timespec to;
+};
+
+static void *w2_fn(void *arg)
+{
+	struct w2 *x = arg;
+
+	x->tid = gettid_();
+	x->ret = flock(x->word, FUTEX_LOCK | x->flags, &x->to);
+	x->t_done = now_ns(CLOCK_MONOTONIC);
+	return NULL;
+}
+
+/*
+ * Owner P, sleepers W1 (child process, first in the queue) and W2 (thread).
+ * FUTEX_UNLOCK wakes W1 and leaves the word 0; W1 is SIGKILLed while it
+ * is held in delay_after_wake_ms.  W1 must not take the free lock and die
+ * holding it: W2 gets it (review F6).  Before the fix W2 slept until its
+ * 3 s timeout and then got ESRCH (owner: dead W1).
+ */
+TEST(fatal_signal_woken_waiter_passes_on)
+{
+	long long old = knob_get("delay_after_wake_ms");
+	uint32_t *word = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct w2 x = { .word = word, .flags = 0 };
+	long long thr;
+	uint64_t t0;
+	pthread_t th;
+	int status;
+	pid_t pid;
+
+	REQUIRE_OPS();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	ASSERT_NE(MAP_FAILED, word);
+	*word = gettid_();
+	pid = fork();
+	if (!pid) {
+		flock(word, FUTEX_LOCK, NULL);
+		_exit(0);
+	}
+	ASSERT_TRUE(wait_sleeping(pid, pid));
+	while (!(*word & FUTEX_WAITERS))
+		usleep(100);
+	x.to = abs_in(CLOCK_MONOTONIC, 3000000000ull);
+	ASSERT_EQ(0, pthread_create(&th, NULL, w2_fn, &x));
+	while (!x.tid)
+		usleep(100);
+	ASSERT_TRUE(wait_sleeping(getpid(), x.tid));
+	usleep(20000);
+
+	thr = knob_get("handoff_threshold");
+	knob_set("handoff_threshold", 1000);	/* wake W1, no hand-off */
+	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 200));
+	t0 = now_ns(CLOCK_MONOTONIC);
+	EXPECT_EQ(0, funlock(word, 0));		/* wakes W1 */
+	usleep(20000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	pthread_join(th, NULL);
+	knob_set("delay_after_wake_ms", old);
+	if (thr >= 0)
+		knob_set("handoff_threshold", thr);
+	TH_LOG("W2: %s after %llu ms, word %#x (W1 %d)",
+	       x.ret ? strerror(-x.ret) : "0",
+	       (unsigned long long)(x.t_done - t0) / 1000000, *word, pid);
+	EXPECT_EQ(0, x.ret);
+	EXPECT_EQ((uint32_t)x.tid, *word & FUTEX_TID_MASK);
+	munmap(word, 4096);
+}
+
+/*
+ * As above, but W1 (a thread) faults: the page is made PROT_NONE while W1
+ * sits in delay_after_wake_ms, so W1 returns EFAULT.  It must pass the
+ * wake-up on: W2 returns (EFAULT, or 0 once the page is back) at once,
+ * not at its 2 s timeout (review F7).
+ */
+TEST(efault_woken_waiter_passes_on)
+{
+	long long old = knob_get("delay_after_wake_ms");
+	uint32_t *word = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct w2 x1 = { .word = word, .flags = PRIV };
+	struct w2 x2 = { .word = word, .flags = PRIV };
+	pthread_t t1, t2;
+	long long thr;
+	uint64_t t0;
+
+	REQUIRE_OPS();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	ASSERT_NE(MAP_FAILED, word);
+	*word = gettid_();
+	x1.to = abs_in(CLOCK_MONOTONIC, 10000000000ull);
+	ASSERT_EQ(0, pthread_create(&t1, NULL, w2_fn, &x1));
+	while (!x1.tid)
+		usleep(100);
+	ASSERT_TRUE(wait_sleeping(getpid(), x1.tid));
+	x2.to = abs_in(CLOCK_MONOTONIC, 2000000000ull);
+	ASSERT_EQ(0, pthread_create(&t2, NULL, w2_fn, &x2));
+	while (!x2.tid)
+		usleep(100);
+	ASSERT_TRUE(wait_sleeping(getpid(), x2.tid));
+	usleep(20000);
+
+	thr = knob_get("handoff_threshold");
+	knob_set("handoff_threshold", 1000);	/* wake W1, no hand-off */
+	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 200));
+	EXPECT_EQ(0, funlock(word, PRIV));	/* wakes W1 */
+	ASSERT_EQ(0, mprotect(word, 4096, PROT_NONE));
+	pthread_join(t1, NULL);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	ASSERT_EQ(0, mprotect(word, 4096, PROT_READ | PROT_WRITE));
+	knob_set("delay_after_wake_ms", old);
+	if (thr >= 0)
+		knob_set("handoff_threshold", thr);
+	pthread_join(t2, NULL);
+	TH_LOG("W1 %s; W2 %s %llu ms after W1 returned", strerror(-x1.ret),
+	       x2.ret ? strerror(-x2.ret) : "0",
+	       (unsigned long long)(x2.t_done - t0) / 1000000);
+	EXPECT_EQ(-EFAULT, x1.ret);
+	EXPECT_NE(-ETIMEDOUT, x2.ret);
+	EXPECT_LT(x2.t_done - t0, 1000000000ull);
+	munmap(word, 4096);
+}
+
+/* ------------------------------------------------------------------ */
+/* F8: an expired timeout */
+
+/*
+ * A deadline that has passed on a lock held by a running owner: ETIMEDOUT
+ * without setting FUTEX_WAITERS (which would send the owner's unlock into
+ * the kernel for nothing) and, for ADAPTIVE, without spinning (review F8).
+ */
+TEST(timeout_expired_no_waiters_bit)
+{
+	uint32_t w = 0;
+	struct timespec ts;
+	struct holder h;
+
+	REQUIRE_OPS();
+	holder_start(&h, &w, 0);
+	ts = abs_in(CLOCK_MONOTONIC, 0);
+	EXPECT_EQ(-ETIMEDOUT, flock(&w, FUTEX_LOCK | PRIV, &ts));
+	EXPECT_EQ(0, w & FUTEX_WAITERS);
+	EXPECT_EQ(-ETIMEDOUT, flock(&w, FUTEX_LOCK_ADAPTIVE | PRIV, &ts));
+	EXPECT_EQ(0, w & FUTEX_WAITERS);
+	ts = abs_in(CLOCK_REALTIME, 0);
+	EXPECT_EQ(-ETIMEDOUT, flock(&w, FUTEX_LOCK_ADAPTIVE | PRIV |
+				    FUTEX_CLOCK_REALTIME, &ts));
+	EXPECT_EQ(0, w & FUTEX_WAITERS);
+	holder_stop(&h);
+	EXPECT_EQ(0, w);
+}
+
+TEST(timeout_expired_adaptive_no_spin)
+{
+	long long old = knob_get("spin_max_ns");
+	long long sp0 = stat_get("spin_attempts");
+	struct timespec ts;
+	struct holder h;
+	uint32_t w = 0;
+	uint64_t t0, dt;
+
+	REQUIRE_OPS();
+	if (old < 0 || sp0 < 0)
+		SKIP(return, "no debugfs spin_max_ns / stats");
+	knob_set("spin_max_ns", 1000000);
+	holder_start(&h, &w, 0);	/* owner keeps running */
+	ts = abs_in(CLOCK_MONOTONIC, 0);
+	sp0 = stat_get("spin_attempts");
+	t0 = now_ns(CLOCK_MONOTONIC);
+	EXPECT_EQ(-ETIMEDOUT, flock(&w, FUTEX_LOCK_ADAPTIVE | PRIV, &ts));
+	dt = now_ns(CLOCK_MONOTONIC) - t0;
+	EXPECT_EQ(0, stat_get("spin_attempts") - sp0);
+	holder_stop(&h);
+	knob_set("spin_max_ns", old);
+	TH_LOG("ETIMEDOUT after %llu us", (unsigned long long)dt / 1000);
+}
+
+/* ------------------------------------------------------------------ */
+/* F12: debugfs shows what the kernel uses */
+
+TEST(spin_max_ns_shows_effective_value)
+{
+	long long old = knob_get("spin_max_ns");
+
+	REQUIRE_OPS();
+	if (old < 0)
+		SKIP(return, "no debugfs spin_max_ns");
+	knob_set("spin_max_ns", 10000000);	/* 10 ms, above the 1 ms cap */
+	EXPECT_EQ(1000000, knob_get("spin_max_ns"));
+	if (stat_get("spin_max_ns") >= 0)
+		EXPECT_EQ(1000000, stat_get("spin_max_ns"));
+	knob_set("spin_max_ns", 50000);
+	EXPECT_EQ(50000, knob_get("spin_max_ns"));
+	knob_set("spin_max_ns", old);
+}
+
+/* ------------------------------------------------------------------ */
+/* F5 (not fixed, pinned): a sleeper behind an owner that dies without a
+ * robust list is not woken by the death.  A future fix flips this test.
+ */
+
+TEST(dead_owner_no_robust_sleeper_waits_for_timeout)
+{
+	uint32_t *word = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct w2 x = { .word = word, .flags = 0 };
+	int go[2], status;
+	uint64_t t_dead;
+	pthread_t th;
+	pid_t pid;
+	char c;
+
+	REQUIRE_OPS();
+	ASSERT_NE(MAP_FAILED, word);
+	ASSERT_EQ(0, pipe(go));
+	*word = 0;
+	pid = fork();
+	if (!pid) {
+		flock(word, FUTEX_LOCK, NULL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);	/* no robust list: dies holding the lock */
+	}
+	while ((*word & FUTEX_TID_MASK) != (uint32_t)pid)
+		usleep(100);
+	x.to = abs_in(CLOCK_MONOTONIC, 1000000000ull);
+	ASSERT_EQ(0, pthread_create(&th, NULL, w2_fn, &x));
+	while (!x.tid)
+		usleep(100);
+	ASSERT_TRUE(wait_sleeping(getpid(), x.tid));
+	ASSERT_EQ(1, write(go[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	t_dead = now_ns(CLOCK_MONOTONIC);
+	pthread_join(th, NULL);
+	TH_LOG("sleeper: %s %llu ms after the owner died",
+	       x.ret ? strerror(-x.ret) : "0",
+	       (unsigned long long)(x.t_done - t_dead) / 1000000);
+	/* today: not woken by the death; at its timeout it finds the dead owner */
+	EXPECT_EQ(-ESRCH, x.ret);
+	EXPECT_GE(x.t_done + 50000000ull, x.to.tv_sec * 1000000000ull + x.to.tv_nsec);
+	close(go[0]);
+	close(go[1]);
+	munmap(word, 4096);
 }
 
 TEST_HARNESS_MAIN
