@@ -711,7 +711,9 @@ static int run_sweep(const struct opts *o, unsigned w, bool first)
 				if (!s->available) {
 					printf("%-20s unavailable%s\n", name, m->kind == M_HYBRID ?
 					       " (K >= workers)" : m->kind == M_WAITV ?
-					       " (no futex_waitv)" : "");
+					       " (no futex_waitv)" : m->kind == M_LOCK ?
+					       " (no FUTEX_LOCK)" :
+					       " (fifo/rr spinners on every CPU starve)");
 					continue;
 				}
 				if (!s->nruns) {
