@@ -8,7 +8,7 @@
 #   seed-<label>-<run>.json   the same run's JSON, meta.environment added
 # <label>: seed-vm-tcg-<kernel>-smp<n> in the TCG guest, else
 # seed-host-<kernel>-cpu<n> (override: FL_SEED_LABEL).
-# FL_SEED_ONLY="name ...": only these runs (names as in the runs table).
+# FL_SEED_ONLY="name,...": only these runs (names as in the runs table).
 # Usage: seedbench.sh [quick|full]   (default full; quick: a first look,
 #        about 30 s on 2 CPUs).  Sizes are chosen per environment: under
 #        TCG the runs are smaller so the guest part stays under ~10 min.
@@ -64,8 +64,8 @@ rc=0
 for r in "${runs[@]}"; do
 	name=${r%%|*}
 	args=${r#*|}
-	if [ -n "${FL_SEED_ONLY:-}" ] && ! grep -qw -- "$name" <<<"$FL_SEED_ONLY"; then
-		continue
+	if [ -n "${FL_SEED_ONLY:-}" ]; then
+		case ",${FL_SEED_ONLY// /,}," in *",$name,"*) ;; *) continue ;; esac
 	fi
 	base=$RES/$label-$name
 	s=$SECONDS
