@@ -64,9 +64,10 @@ if command -v trinity >/dev/null; then
 	tdir=$(mktemp -d)
 	mkdir "$tdir/victims"
 	chmod -R 777 "$tdir"
-	# futex(2) only, as nobody, no fd/file set-up (slow under TCG)
+	# futex(2) only, as nobody, no fd/file set-up (slow under TCG); SIGINT
+	# at the bound makes trinity print its per-errno stats
 	(cd "$tdir" && exec setpriv --reuid=65534 --regid=65534 --clear-groups \
-		timeout -k 5 $((${D%.*} + 5)) trinity -q -c futex -C 2 -N 1000000 \
+		timeout -s INT -k 10 $((${D%.*} + 5)) trinity -q -c futex -C 2 -N 1000000 \
 		-s "$SEED" -V "$tdir/victims" -l off --stats \
 		--disable-fds=sockets,pipes,perf,epoll,eventfd,pseudo,timerfd,testfile,memfd,drm \
 		>"$tdir/trinity.log" 2>&1) &
@@ -78,7 +79,7 @@ if [ -n "$tri" ]; then
 	wait "$tri"
 	rc=$?
 	grep -v '^\[main\] \(futex\|sysv_shm\|epoll\|eventfd\):' "$tdir/trinity.log" |
-		tail -n 8 | sed 's/^/# trinity: /'
+		sed -n '/Ran [0-9]* syscalls/,$p' | sed 's/^/# trinity: /'
 	# trinity's own exit status reflects its children; what counts here is
 	# that the kernel survived (vm-run fails the run on any splat) and
 	# that it ran: 124 is our time bound
