@@ -706,8 +706,11 @@ TEST(esrch_zombie_owner)
 /* ------------------------------------------------------------------ */
 /* adaptive spinning */
 
+static char task_state(pid_t pid, pid_t tid);
+
 struct spin_owner {
 	uint32_t word;
+	volatile pid_t tid;
 	volatile int go, locked, calling;
 	uint64_t hold_ns;
 	int sleep_in_cs, rounds;
@@ -717,6 +720,7 @@ static void *spin_owner_fn(void *arg)
 {
 	struct spin_owner *s = arg;
 
+	s->tid = gettid_();
 	for (int i = 0; i < s->rounds; i++) {
 		flock(&s->word, FUTEX_LOCK | PRIV, NULL);
 		s->locked = i + 1;
@@ -752,6 +756,10 @@ static void spin_case(struct __test_metadata *_metadata, int sleepy,
 	for (int i = 0; i < rounds; i++) {
 		while (s.locked != i + 1)
 			;
+		/* a sleeping owner: call only once it is off its CPU */
+		if (sleepy)
+			while (task_state(getpid(), s.tid) != 'S')
+				usleep(100);
 		s.calling = i + 1;
 		ASSERT_EQ(0, flock(&s.word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL));
 		ASSERT_EQ((uint32_t)gettid_(), s.word & FUTEX_TID_MASK);
@@ -1010,7 +1018,8 @@ struct relay {
 	int efd_h, efd_r;
 	uint64_t hog_ns, hold_ns;
 	long long spins0;
-	volatile int o_locked, h_ready, s_go, rt_fail, seen;
+	volatile int o_locked, h_ready, s_go, rt_fail, seen, s_preempted;
+	volatile pid_t s_tid;
 	int s_ret, r_ret;
 	uint64_t r_wait_ns;
 };
@@ -1049,6 +1058,7 @@ static void *relay_spinner(void *arg)
 	struct relay *r = arg;
 
 	pin_cpu(1);
+	r->s_tid = gettid_();
 	while (!r->s_go)
 		usleep(100);
 	r->s_ret = flock(&r->word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL);
@@ -1073,6 +1083,8 @@ static void *relay_hog(void *arg)
 	r->h_ready = 1;
 	if (read(r->efd_h, &v, sizeof(v)) != sizeof(v))
 		return NULL;
+	/* S runnable: preempted in the lock call (else it sleeps queued) */
+	r->s_preempted = task_state(getpid(), r->s_tid) == 'R';
 	v = 1;
 	if (write(r->efd_r, &v, sizeof(v)) != sizeof(v))
 		return NULL;
@@ -1112,7 +1124,7 @@ static void *relay_sleeper(void *arg)
 TEST(relay_stall_preempted_spinner)
 {
 	long long old = knob_get("spin_max_ns");
-	long long nr0 = stat_get("spin_stop_need_resched"), hits = 0;
+	long long nr0 = stat_get("spin_stop_need_resched"), hits = 0, nrs = 0;
 	uint64_t worst = 0;
 
 	REQUIRE_OPS();
@@ -1122,7 +1134,7 @@ TEST(relay_stall_preempted_spinner)
 		SKIP(return, "needs debugfs spin_max_ns and stats");
 	knob_set("spin_max_ns", 1000000);
 	pin_cpu(0);
-	for (int round = 0; round < 5; round++) {
+	for (int round = 0; round < 8; round++) {
 		struct relay r = { .hog_ns = 400000000ull,
 				   .hold_ns = 40000000ull };
 		long long nr = stat_get("spin_stop_need_resched");
@@ -1155,19 +1167,31 @@ TEST(relay_stall_preempted_spinner)
 		close(r.efd_h);
 		close(r.efd_r);
 		if (stat_get("spin_stop_need_resched") > nr)
-			hits++;
-		TH_LOG("round %d: R waited %llu us (S %d, R %d, spin seen %d)",
+			nrs++;
+		TH_LOG("round %d: R waited %llu us (S %d, R %d, spin seen %d, S preempted %d)",
 		       round, (unsigned long long)r.r_wait_ns / 1000, r.s_ret,
-		       r.r_ret, r.seen);
+		       r.r_ret, r.seen, r.s_preempted);
 		EXPECT_EQ(0, r.s_ret);
 		EXPECT_EQ(0, r.r_ret);
 		EXPECT_EQ(0, r.word);
-		if (r.r_wait_ns > worst)
-			worst = r.r_wait_ns;
+		/*
+		 * Only a round in which S was preempted in the lock call
+		 * tests F1.  In the others S's spin had ended (TCG: O saw
+		 * it late) and S slept first in the queue; O's unlock then
+		 * wakes S, which the hog keeps off its CPU: a stall of any
+		 * wake-one mutex (documented), not this bug.
+		 */
+		if (r.s_preempted) {
+			hits++;
+			if (r.r_wait_ns > worst)
+				worst = r.r_wait_ns;
+		}
 	}
 	knob_set("spin_max_ns", old);
-	TH_LOG("worst R wait %llu us; spins ended on need_resched in %lld of 5 rounds",
-	       (unsigned long long)worst / 1000, hits);
+	TH_LOG("S preempted in %lld of 8 rounds (worst R wait there %llu us); need_resched stops in %lld rounds",
+	       hits, (unsigned long long)worst / 1000, nrs);
+	if (!hits)
+		SKIP(return, "the spinner was never preempted while spinning");
 	/* O holds ~40 ms after R calls; the hog runs 400 ms */
 	EXPECT_LT(worst, 200000000ull);
 }
