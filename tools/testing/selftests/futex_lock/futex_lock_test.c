@@ -1294,6 +1294,83 @@ TEST(requeue_lock_waiter_einval)
 	EXPECT_EQ(0, a);
 }
 
+/*
+ * The F2 check must leave plain requeue alone.  This is upstream's
+ * futex_requeue "many" case (10 FUTEX_WAIT waiters on f1: wake 3, requeue
+ * 7 to f2, then FUTEX_WAKE on f2 finds exactly 7) without its fixed 10 ms
+ * sleep: it waits until every waiter sleeps in futex(2), which a TCG guest
+ * running the debug kernel needs far longer than 10 ms to reach.
+ */
+#define RQ_PLAIN_N	10
+
+struct plain_waiter {
+	uint32_t *f1;
+	volatile pid_t tid;
+	int ret;
+};
+
+static void *plain_waiter_fn(void *arg)
+{
+	struct plain_waiter *p = arg;
+
+	p->tid = gettid_();
+	p->ret = futex_sys(p->f1, FUTEX_WAIT | PRIV, 0, NULL, NULL, 0) ?
+		 -errno : 0;
+	return NULL;
+}
+
+/* Wait up to 5 s until the task sleeps in futex(2) (202 on x86_64). */
+static int wait_in_futex(pid_t pid, pid_t tid)
+{
+	char path[64];
+	long nr;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+
+		nr = -2;
+		if (f) {
+			if (fscanf(f, "%ld", &nr) != 1)
+				nr = -2;
+			fclose(f);
+		}
+		if ((nr == SYS_futex || !f) && task_state(pid, tid) == 'S')
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+TEST(requeue_plain_waiters_wake3_requeue7)
+{
+	struct plain_waiter w[RQ_PLAIN_N];
+	pthread_t th[RQ_PLAIN_N];
+	uint32_t f1 = 0, f2 = 0;
+	int i;
+
+	for (i = 0; i < RQ_PLAIN_N; i++) {
+		w[i] = (struct plain_waiter){ .f1 = &f1, .ret = 1 };
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, plain_waiter_fn, &w[i]));
+	}
+	for (i = 0; i < RQ_PLAIN_N; i++) {
+		while (!w[i].tid)
+			usleep(100);
+		ASSERT_TRUE(wait_in_futex(getpid(), w[i].tid));
+	}
+	EXPECT_EQ(RQ_PLAIN_N,
+		  futex_sys(&f1, FUTEX_CMP_REQUEUE | PRIV, 3, (void *)7, &f2, 0));
+	EXPECT_EQ(RQ_PLAIN_N - 3,
+		  futex_sys(&f2, FUTEX_WAKE | PRIV, INT32_MAX, NULL, NULL, 0));
+	/* whatever happened, let every waiter go before joining */
+	futex_sys(&f1, FUTEX_WAKE | PRIV, INT32_MAX, NULL, NULL, 0);
+	futex_sys(&f2, FUTEX_WAKE | PRIV, INT32_MAX, NULL, NULL, 0);
+	for (i = 0; i < RQ_PLAIN_N; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT_EQ(0, w[i].ret);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* F3: an owner exiting between reading the word and the lookup */
 
