@@ -87,7 +87,7 @@ kernel-src: deps
 
 # tinyconfig + fragments; redone only when a fragment is newer than .config.
 # Flavour F = base.config plus configs/F.config when it exists (debug, kcsan).
-flavour_frags = $(VM)/configs/base.config $(wildcard $(VM)/configs/$(1).config)
+flavour_frags = $(VM)/configs/base.config $(filter-out %/base.config,$(wildcard $(VM)/configs/$(1).config))
 $(BUILD)/kbuild-%/.config: $(wildcard $(VM)/configs/*.config)
 	@mkdir -p $(@D)
 	@echo "kernel: configuring $* (tinyconfig + $(call flavour_frags,$*))"
