@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1719,6 +1720,218 @@ TEST(dead_owner_no_robust_sleeper_waits_for_timeout)
 	close(go[0]);
 	close(go[1]);
 	munmap(word, 4096);
+}
+
+/* ------------------------------------------------------------------ */
+/* F10 (not fixed, pinned): one spinner per global futex hash bucket */
+
+#ifndef F10_SPIN_NS
+#define F10_SPIN_NS	1000000	/* A's spin budget: the 1 ms cap */
+#endif
+#define F10_WORDS	4096	/* candidate words of B: 4 pages */
+#define F10_ROUNDS	40	/* probes of each of the two words measured */
+
+enum { F10_SPUN, F10_REFUSED, F10_UNCLEAR };
+
+struct f10_shared {
+	uint32_t la;		/* A's lock word, held by B's prober P */
+	volatile int ready;
+	volatile long calls;	/* A's lock calls started */
+};
+
+/* Process A: one thread that spins on la for as long as its owner runs. */
+static void f10_spinner(struct f10_shared *sh)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	pin_cpu(1);
+	sh->ready = 1;
+	for (;;) {
+		struct timespec to = abs_in(CLOCK_MONOTONIC, F10_SPIN_NS + 200000);
+
+		sh->calls++;
+		futex_sys(&sh->la, FUTEX_LOCK_ADAPTIVE, 0, &to, NULL, 0);
+	}
+}
+
+/* B's holder of the candidate words: asleep, so a spin on it stops at once */
+static void *f10_holder(void *arg)
+{
+	int *fds = arg;
+	char c;
+
+	fds[2] = gettid_();
+	if (read(fds[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static long long f10_spin_busy(void)
+{
+	return stat_get("spin_busy");
+}
+
+/*
+ * Wait until A starts a new lock call, give it 400 us to register as the
+ * spinner (it then spins up to 1 ms, as long as P runs), then try
+ * FUTEX_LOCK_ADAPTIVE on *w, held by the sleeping holder, with a 300 us
+ * timeout.  Only A and P use FUTEX_LOCK_ADAPTIVE, so spin_busy moves
+ * only when the two words share a bucket: P found A's spin (or, rarely,
+ * A found P's).  *busy is the last spin_busy seen.
+ */
+static int f10_probe(struct f10_shared *sh, uint32_t *w, uint32_t holder,
+		     long long *busy)
+{
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + 50000000ull;
+	long calls = sh->calls;
+	struct timespec to;
+	long long b;
+
+	while (sh->calls == calls && now_ns(CLOCK_MONOTONIC) < end)
+		;
+	if (sh->calls == calls)
+		return F10_UNCLEAR;
+	busy_ns(300000);
+	*w = holder;
+	to = abs_in(CLOCK_MONOTONIC, 1000000);
+	futex_sys(w, FUTEX_LOCK_ADAPTIVE | PRIV, 0, &to, NULL, 0);
+	*w = 0;
+	b = f10_spin_busy();
+	if (b > *busy) {
+		*busy = b;
+		return F10_REFUSED;
+	}
+	return F10_SPUN;
+}
+
+/*
+ * Review F10: the spinner slot is per hash bucket and the hash is global,
+ * so a spinning FUTEX_LOCK_ADAPTIVE caller of one process makes callers
+ * of any other process whose futex key hashes to the same bucket sleep
+ * without spinning (spin_busy).  Not fixed: this test pins today's
+ * behaviour, and a per-futex spinner would flip it (the colliding word
+ * would no longer be refused).
+ *
+ * Process A spins on its word la (held by B's prober P, see below) with
+ * the spin budget raised to 1 ms.  B's prober P tries FUTEX_LOCK_ADAPTIVE
+ * on private words of B, held by a sleeping thread of B, while A spins
+ * (f10_probe()): the first word for which spin_busy moves shares A's
+ * bucket (only P and A use ADAPTIVE during the test; the hash of a
+ * private key mixes in the mm, so the search is empirical).  Then P
+ * probes that word and a word that did not collide, alternately,
+ * F10_ROUNDS times each.
+ *
+ * On two vCPUs A's spinner and A's lock owner cannot both run while P
+ * runs too, so la is a MAP_SHARED word (shared futex, no mm check on
+ * the owner) and its owner is P itself: A spins while P runs, and stops
+ * whenever P sleeps.  P's own words are private to B.
+ *
+ * Measured (debug kernel, QEMU TCG, 2 vCPUs, 512 hash buckets, host
+ * loaded by two kernel builds): a colliding word was found after 185
+ * and after 544 candidates; it was refused the spinner slot in 21 and
+ * 23 of 40 probes (the rest fell where A was not spinning), the
+ * control word in 0 of 40 both times.  With A's spin budget 0
+ * (-DF10_SPIN_NS=0: A registers and stops at once) no word was refused
+ * and the test failed, as it will after a fix.
+ */
+TEST(cross_process_bucket_spinner_busy_f10)
+{
+	struct f10_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long long old = knob_get("spin_max_ns");
+	int hit = -1, ctl = -1, searched = 0, unclear = 0;
+	int res_hit[3] = { 0 }, res_ctl[3] = { 0 };
+	uint32_t *words = NULL;
+	int fds[3] = { -1, -1, 0 };
+	long long busy, st0[6];
+	uint64_t end;
+	pthread_t th;
+	pid_t pid;
+
+	REQUIRE_OPS();
+	if (stat_get("spin_busy") < 0)
+		SKIP(return, "no " STATS_DIR "stats (CONFIG_FUTEX_LOCK_STATS)");
+	if (old < 0)
+		SKIP(return, "no debugfs " STATS_DIR "spin_max_ns");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs: A spins while its owner runs");
+	ASSERT_NE(MAP_FAILED, sh);
+	words = mmap(NULL, F10_WORDS * sizeof(*words), PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, words);
+	memset(words, 0, F10_WORDS * sizeof(*words));
+	ASSERT_EQ(0, pipe(fds));
+	ASSERT_EQ(0, pthread_create(&th, NULL, f10_holder, fds));
+	while (!fds[2])
+		usleep(100);
+	ASSERT_TRUE(wait_sleeping(getpid(), fds[2]));
+
+	pin_cpu(0);
+	ASSERT_EQ(0, flock(&sh->la, FUTEX_LOCK, NULL));	/* P owns la */
+	ASSERT_EQ(0, knob_set("spin_max_ns", F10_SPIN_NS));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		f10_spinner(sh);
+	while (!sh->ready)
+		usleep(100);
+
+	/* search: up to F10_WORDS candidates or 20 s */
+	busy = f10_spin_busy();
+	st0[0] = stat_get("spin_attempts");
+	st0[1] = stat_get("spin_stop_timeout");
+	st0[2] = stat_get("spin_stop_owner_sleeping");
+	st0[3] = stat_get("spin_stop_need_resched");
+	st0[4] = stat_get("spin_stop_owner_gone");
+	st0[5] = stat_get("err_etimedout");
+	end = now_ns(CLOCK_MONOTONIC) + 20000000000ull;
+	for (int i = 0; i < F10_WORDS && now_ns(CLOCK_MONOTONIC) < end; i++) {
+		int r = f10_probe(sh, &words[i], fds[2], &busy);
+
+		searched++;
+		if (r == F10_REFUSED) {
+			hit = i;
+			break;
+		}
+		if (r == F10_SPUN && ctl < 0)
+			ctl = i;
+		if (r == F10_UNCLEAR)
+			unclear++;
+	}
+	TH_LOG("during the search: spin_attempts +%lld, stops: timeout +%lld owner_sleeping +%lld need_resched +%lld owner_gone +%lld; etimedout +%lld",
+	       stat_get("spin_attempts") - st0[0], stat_get("spin_stop_timeout") - st0[1],
+	       stat_get("spin_stop_owner_sleeping") - st0[2],
+	       stat_get("spin_stop_need_resched") - st0[3],
+	       stat_get("spin_stop_owner_gone") - st0[4], stat_get("err_etimedout") - st0[5]);
+	if (hit >= 0 && ctl >= 0) {
+		for (int i = 0; i < F10_ROUNDS; i++) {
+			res_hit[f10_probe(sh, &words[hit], fds[2], &busy)]++;
+			res_ctl[f10_probe(sh, &words[ctl], fds[2], &busy)]++;
+		}
+	}
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	knob_set("spin_max_ns", old);
+	close(fds[1]);
+	pthread_join(th, NULL);
+	close(fds[0]);
+	munmap(words, F10_WORDS * sizeof(*words));
+	munmap(sh, 4096);
+
+	TH_LOG("search: %d candidate words probed (%d unclear), colliding word %d, control word %d",
+	       searched, unclear, hit, ctl);
+	TH_LOG("colliding word: refused %d, spun %d, unclear %d of %d probes",
+	       res_hit[F10_REFUSED], res_hit[F10_SPUN], res_hit[F10_UNCLEAR], F10_ROUNDS);
+	TH_LOG("control word:   refused %d, spun %d, unclear %d of %d probes",
+	       res_ctl[F10_REFUSED], res_ctl[F10_SPUN], res_ctl[F10_UNCLEAR], F10_ROUNDS);
+	/* today: some word of B shares A's bucket and is refused the slot */
+	ASSERT_LE(0, hit) {
+		TH_LOG("no word of B was refused spinning while A spun (F10 fixed?)");
+	}
+	ASSERT_LE(0, ctl);
+	EXPECT_GE(res_hit[F10_REFUSED] * 8, F10_ROUNDS);
+	EXPECT_EQ(0, res_ctl[F10_REFUSED]);
+	EXPECT_GE(res_ctl[F10_SPUN] * 2, F10_ROUNDS);
 }
 
 TEST_HARNESS_MAIN
