@@ -987,15 +987,41 @@ static char task_state(pid_t pid, pid_t tid)
 	return p && p[1] && p[2] ? p[2] : 0;
 }
 
-/* Wait up to 5 s until the task sleeps; false if it never does. */
-static int wait_sleeping(pid_t pid, pid_t tid)
+/* The syscall number the task is in (/proc/.../syscall), or -1. */
+static long task_syscall(pid_t pid, pid_t tid)
+{
+	char path[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
+/*
+ * Wait up to 5 s until the task sleeps, in syscall nr unless nr is -1;
+ * false if it never does.
+ */
+static int wait_sleeping_in(pid_t pid, pid_t tid, long nr)
 {
 	for (int i = 0; i < 5000; i++) {
-		if (task_state(pid, tid) == 'S')
+		if (task_state(pid, tid) == 'S' &&
+		    (nr < 0 || task_syscall(pid, tid) == nr))
 			return 1;
 		usleep(1000);
 	}
 	return 0;
+}
+
+static int wait_sleeping(pid_t pid, pid_t tid)
+{
+	return wait_sleeping_in(pid, tid, -1);
 }
 
 static int pin_cpu(int cpu)
@@ -1322,29 +1348,6 @@ static void *plain_waiter_fn(void *arg)
 	return NULL;
 }
 
-/* Wait up to 5 s until the task sleeps in futex(2) (202 on x86_64). */
-static int wait_in_futex(pid_t pid, pid_t tid)
-{
-	char path[64];
-	long nr;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	for (int i = 0; i < 5000; i++) {
-		FILE *f = fopen(path, "r");
-
-		nr = -2;
-		if (f) {
-			if (fscanf(f, "%ld", &nr) != 1)
-				nr = -2;
-			fclose(f);
-		}
-		if ((nr == SYS_futex || !f) && task_state(pid, tid) == 'S')
-			return 1;
-		usleep(1000);
-	}
-	return 0;
-}
-
 TEST(requeue_plain_waiters_wake3_requeue7)
 {
 	struct plain_waiter w[RQ_PLAIN_N];
@@ -1359,7 +1362,7 @@ TEST(requeue_plain_waiters_wake3_requeue7)
 	for (i = 0; i < RQ_PLAIN_N; i++) {
 		while (!w[i].tid)
 			usleep(100);
-		ASSERT_TRUE(wait_in_futex(getpid(), w[i].tid));
+		ASSERT_TRUE(wait_sleeping_in(getpid(), w[i].tid, SYS_futex));
 	}
 	EXPECT_EQ(RQ_PLAIN_N,
 		  futex_sys(&f1, FUTEX_CMP_REQUEUE | PRIV, 3, (void *)7, &f2, 0));
