@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/futex.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #ifndef FUTEX_LOCK
@@ -66,6 +68,18 @@ static inline int ft_probe(void)
 	if (r == -ENOSYS)
 		return 0;
 	return r < 0 ? (int)r : -EPROTO;
+}
+
+/*
+ * In a forked helper: die when the parent does.  A helper that outlives a
+ * crashed parent keeps the parent's stdout open, and whoever reads that
+ * pipe (the harness) waits for an end of file that never comes.
+ */
+static inline void ft_die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)	/* it died before the prctl */
+		_exit(1);
 }
 
 static inline uint64_t ft_now_ns(clockid_t clk)

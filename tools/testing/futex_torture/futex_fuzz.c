@@ -98,6 +98,8 @@ static struct {
 /* shared fixtures */
 static long pagesz;
 static char *ro_page, *none_page, *unmapped_page, *volatile_page, *chaos_page;
+/* 16 TiB: far below the mmap area of x86-64 (47-bit) user space */
+#define VOLATILE_ADDR	0x100000000000ul
 static int memfd;
 static pid_t tid_foreign_sleep, tid_foreign_busy, tid_other_proc, tid_dead;
 static pid_t other_proc_pid, tid_main;
@@ -205,11 +207,19 @@ static void *busy_main(void *arg)
 	return NULL;
 }
 
-/* keeps the volatile page changing under the callers (review test 9) */
+/*
+ * Keeps the volatile page changing under the callers (review test 9).
+ *
+ * The page lives at VOLATILE_ADDR, far below where mmap(NULL) places
+ * anything (top-down from below the stack), so the hole that munmap leaves
+ * is never handed to another mapping: a thread stack or a fuzz thread's
+ * word that landed there would be mprotect()ed and zapped by the cases
+ * below, and the fuzzer would crash on its own memory.  Should the hole
+ * still be taken, the mapper stops touching that address at all.
+ */
 static void *mapper_main(void *arg)
 {
 	uint64_t r = ft_seed_mix(opt.seed, 0xa11);
-	bool mapped = true;
 
 	(void)arg;
 	while (!atomic_load(&stop)) {
@@ -217,15 +227,13 @@ static void *mapper_main(void *arg)
 
 		switch (x % 6) {
 		case 0:	/* unmap and map again (another page) */
-			if (mapped && !munmap(volatile_page, (size_t)pagesz)) {
-				usleep((useconds_t)((x >> 8) % 300));
-				if (mmap(volatile_page, (size_t)pagesz, PROT_READ | PROT_WRITE,
-					 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-					 -1, 0) != volatile_page) {
-					/* somebody took the hole: stop playing with it */
-					mapped = false;
-				}
-			}
+			if (munmap(volatile_page, (size_t)pagesz))
+				break;
+			usleep((useconds_t)((x >> 8) % 300));
+			if (mmap(volatile_page, (size_t)pagesz, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+				 -1, 0) != volatile_page)
+				return NULL;	/* somebody took the hole: hands off */
 			break;
 		case 1:
 			mprotect(volatile_page, (size_t)pagesz, PROT_NONE);
@@ -241,11 +249,9 @@ static void *mapper_main(void *arg)
 			madvise(volatile_page, (size_t)pagesz, MADV_DONTNEED);
 			break;
 		default:	/* a live owner, so that lockers spin or sleep */
-			if (mapped && !mprotect(volatile_page, (size_t)pagesz,
-						PROT_READ | PROT_WRITE))
-				__atomic_store_n((uint32_t *)volatile_page,
-						 x & 1 ? tid_foreign_busy : tid_foreign_sleep,
-						 __ATOMIC_SEQ_CST);
+			__atomic_store_n((uint32_t *)volatile_page,
+					 x & 1 ? tid_foreign_busy : tid_foreign_sleep,
+					 __ATOMIC_SEQ_CST);
 			break;
 		}
 		usleep((useconds_t)(100 + (x >> 20) % 1000));
@@ -866,6 +872,7 @@ int main(int argc, char **argv)
 	pagesz = sysconf(_SC_PAGESIZE);
 
 	/* TIDs: a dead one (a reaped child), a live one in another process */
+	tid_main = getpid();
 	pid = fork();
 	if (pid == 0)
 		_exit(0);
@@ -873,6 +880,8 @@ int main(int argc, char **argv)
 	tid_dead = pid;
 	other_proc_pid = fork();
 	if (other_proc_pid == 0) {
+		/* it holds our stdout: it must not outlive a crashed fuzzer */
+		ft_die_with_parent(tid_main);
 		for (;;)
 			pause();
 	}
@@ -880,7 +889,6 @@ int main(int argc, char **argv)
 
 	/* fixtures */
 	ro_page = map_page(PROT_READ | PROT_WRITE);
-	tid_main = getpid();
 	((uint32_t *)ro_page)[1] = (uint32_t)tid_main;	/* main thread: a live owner */
 	((uint32_t *)ro_page)[2] = FUTEX_OWNER_DIED;
 	((uint32_t *)ro_page)[3] = FUTEX_WAITERS | (uint32_t)tid_dead;
@@ -892,7 +900,12 @@ int main(int argc, char **argv)
 	 * (a hole left by munmap gets reused by the next mmap).
 	 */
 	unmapped_page = (char *)0x2000;
-	volatile_page = map_page(PROT_READ | PROT_WRITE);
+	volatile_page = mmap((void *)VOLATILE_ADDR, (size_t)pagesz, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (volatile_page != (char *)VOLATILE_ADDR) {
+		perror("mmap volatile page");
+		return FT_EXIT_FAIL;
+	}
 	chaos_page = map_page(PROT_READ | PROT_WRITE);
 	memfd = memfd_create("futex_fuzz", 0);
 	if (memfd < 0 || ftruncate(memfd, pagesz * (MAXTHREADS + 1))) {

@@ -814,7 +814,7 @@ static void install_handlers(void)
 int main(int argc, char **argv)
 {
 	pthread_t wd_th, death_th, tune_th, hog_th;
-	pid_t kids[MAXPROCS] = { 0 };
+	pid_t kids[MAXPROCS] = { 0 }, parent;
 	uint64_t t0, deadline, limit_ns;
 	int p, rc = FT_EXIT_PASS, probe, hung = 0;
 	uint64_t counter_total = 0;
@@ -851,10 +851,12 @@ int main(int argc, char **argv)
 	       opt.broken == BROKEN_LOSTWAKE ? ", SELFTEST: unlock drops FUTEX_WAITERS" : "");
 
 	/* processes first, before any thread exists */
+	parent = getpid();
 	for (p = 1; p < opt.procs; p++) {
 		pid_t pid = fork();
 
 		if (pid == 0) {
+			ft_die_with_parent(parent);
 			proc_idx = p;
 			run_workers();
 			_exit(0);

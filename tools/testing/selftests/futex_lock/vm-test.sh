@@ -11,6 +11,8 @@ BIN=${BUILD:-${REPO:-.}/build}/selftests/futex_lock
 UP=$BIN/upstream-futex/functional
 fail=0
 n=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
 
 # run NAME CMD...: one TAP line for CMD.  The upstream futex tests use
 # fixed sleeps (e.g. futex_requeue waits 10ms for 10 threads to block), which
@@ -22,8 +24,11 @@ run() {
 	n=$((n + 1))
 	for ((try = 1; try <= ${RETRIES:-1}; try++)); do
 		echo "# === $name (attempt $try)"
-		timeout 150 "$@" 2>&1 | sed 's/^/# /'
-		rc=${PIPESTATUS[0]}
+		# through a file, not a pipe: a child that outlives a crashed
+		# test would hold a pipe open and hang the run
+		timeout -k 5 150 "$@" >"$out" 2>&1
+		rc=$?
+		sed 's/^/# /' "$out"
 		[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] && break
 	done
 	if [ "$rc" -eq 0 ]; then
