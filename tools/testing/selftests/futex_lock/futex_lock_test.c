@@ -1862,16 +1862,12 @@ static void *streak_signaller(void *arg)
  * more than handoff_threshold wake-ups.  The _sigprof variants add
  * 1 kHz SIGPROF (SA_RESTART), sent to the workers in turn.
  *
- * v2 (debug kernel, QEMU TCG, 2 vCPUs, threshold 4), longest streak:
- * loss_streak_lock 4, loss_streak_adaptive 6 and 8 in two runs, 4 in
- * two others, loss_streak_lock_sigprof 8, loss_streak_adaptive_sigprof
- * 13, while the kernel's own lost_max said 4.  Base kernel: 6, 19, 33
- * and 9.  So F4 is a known failure here: a call that loses more than
- * the threshold SKIPs with the figure.  A candidate fix (count pass-on
- * wake-ups, hand a due waiter the lock from the pass-on, keep the count
- * across restarts in the task) brought every variant to 4 on both
- * kernels but made futex_fuzz fail (an undocumented ETIMEDOUT on a free
- * word, then a crash), so it is not in the series.
+ * v2 without the fix (14/14), QEMU TCG, 2 vCPUs, threshold 4, longest
+ * streak: debug kernel: loss_streak_lock 4 (the bound held for
+ * FUTEX_LOCK), loss_streak_adaptive 6 and 8 in two runs, 4 in two
+ * others, loss_streak_lock_sigprof 8, loss_streak_adaptive_sigprof 13,
+ * while the kernel's own lost_max said 4; base kernel: 6, 19, 33 and 9.
+ * With the fix: 4 in every variant on both kernels.
  */
 static void streak_case(struct __test_metadata *_metadata, int op,
 			int sigprof)
@@ -1946,16 +1942,8 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 		       stat_get("handoffs") - ho0,
 		       stat_get("lost_after_wake") - lost0, stat_get("lost_max"));
 	EXPECT_GT(min_calls, 0);
+	EXPECT_LE(worst, thr);
 	free(s);
-	/*
-	 * Known failure (review F4, not fixed in this series): relay
-	 * losses and losses across signal restarts are not bounded.  When
-	 * the bound is exceeded, say so and SKIP; a fix turns it into a
-	 * pass.
-	 */
-	if (worst > thr)
-		SKIP(return, "F4 not fixed: a call lost %ld wake-ups, threshold %lld",
-		     worst, thr);
 }
 
 TEST(loss_streak_lock)
