@@ -32,6 +32,17 @@
 
 #include "kselftest_harness.h"
 
+/*
+ * No test compares a measured time with a bound: a test that waits for
+ * something (a thread asleep in the kernel, a flag) waits for that event
+ * itself, and gives up only after HANG_NS, which merely turns a hang into
+ * a failure.  The harness's own per-test alarm (30 s by default) would be
+ * such a bound on the work of a test, so it is raised to a hang guard.
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT	600
+#define HANG_NS			(60 * 1000000000ull)
+
 #ifndef FUTEX_LOCK
 #define FUTEX_LOCK		14
 #endif
@@ -162,6 +173,86 @@ static struct timespec abs_in(clockid_t clk, uint64_t ns)
 	struct timespec ts = { t / 1000000000ull, t % 1000000000ull };
 
 	return ts;
+}
+
+/*
+ * Poll cond (every 100 us, sleeping) until it holds; false if it still
+ * does not after HANG_NS, which only a hang can take.
+ */
+#define WAIT_FOR(cond) ({						\
+	uint64_t __end = now_ns(CLOCK_MONOTONIC) + HANG_NS;		\
+	int __ok;							\
+									\
+	while (!(__ok = !!(cond)) && now_ns(CLOCK_MONOTONIC) < __end)	\
+		usleep(100);						\
+	__ok;								\
+})
+
+/* State letter of a task ("R", "S", ...) from /proc; 0 if it is gone. */
+static char task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] && p[2] ? p[2] : 0;
+}
+
+/* The syscall number the task is in (/proc/.../syscall), or -1. */
+static long task_syscall(pid_t pid, pid_t tid)
+{
+	char path[64];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
+/* Does the task sleep (state S), in syscall nr unless nr is -1? */
+static int task_sleeping_in(pid_t pid, pid_t tid, long nr)
+{
+	return task_state(pid, tid) == 'S' &&
+	       (nr < 0 || task_syscall(pid, tid) == nr);
+}
+
+/*
+ * Wait until the task sleeps, in syscall nr unless nr is -1; false if it
+ * does not within HANG_NS (a hang guard, not an expectation).
+ */
+static int wait_sleeping_in(pid_t pid, pid_t tid, long nr)
+{
+	return WAIT_FOR(task_sleeping_in(pid, tid, nr));
+}
+
+static int wait_sleeping(pid_t pid, pid_t tid)
+{
+	return wait_sleeping_in(pid, tid, -1);
+}
+
+static int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
 }
 
 static void busy_ns(uint64_t ns)
@@ -491,29 +582,35 @@ static void sig_handler(int sig)
 }
 
 /*
- * Signal the target every delay_ms until it is done (release unset), or
- * three times and then make the holder release the lock (restart case).
- * Repeating makes the test independent of when the target blocks.
+ * Signal the target three times, each time once it sleeps in futex(2)
+ * (the lock call) and has run the handler for the previous signal, then
+ * make the holder release the lock.  ok is cleared if the target never
+ * got there (a hang).
  */
 struct killer {
 	pthread_t target;
-	int delay_ms;
+	pid_t target_tid;
 	struct holder *release;
-	volatile int done;
+	volatile int ok;
 };
 
 static void *killer_fn(void *arg)
 {
 	struct killer *k = arg;
 
-	for (int i = 0; !k->done && (!k->release || i < 3); i++) {
-		usleep(k->delay_ms * 1000);
+	k->ok = 1;
+	for (int i = 0; i < 3; i++) {
+		if (!wait_sleeping_in(getpid(), k->target_tid, SYS_futex)) {
+			k->ok = 0;
+			break;
+		}
 		pthread_kill(k->target, SIGUSR1);
+		if (!WAIT_FOR(sig_hits == i + 1)) {
+			k->ok = 0;
+			break;
+		}
 	}
-	if (k->release) {
-		usleep(k->delay_ms * 1000);
-		k->release->release = 1;
-	}
+	k->release->release = 1;
 	return NULL;
 }
 
@@ -525,7 +622,7 @@ static void *killer_fn(void *arg)
 TEST(signal_no_eintr_without_sa_restart)
 {
 	struct sigaction sa = { .sa_handler = sig_handler };	/* no SA_RESTART */
-	struct killer k = { .delay_ms = 50 };
+	struct killer k = { .target_tid = gettid_() };
 	uint32_t w = 0;
 	struct holder h;
 	pthread_t kt;
@@ -538,10 +635,11 @@ TEST(signal_no_eintr_without_sa_restart)
 	k.release = &h;
 	pthread_create(&kt, NULL, killer_fn, &k);
 	EXPECT_EQ(0, flock(&w, FUTEX_LOCK | PRIV, NULL));
+	pthread_join(kt, NULL);
+	EXPECT_TRUE(k.ok);
 	EXPECT_EQ(3, sig_hits);
 	EXPECT_EQ((uint32_t)gettid_(), w & FUTEX_TID_MASK);
 	EXPECT_EQ(0, funlock(&w, PRIV));
-	pthread_join(kt, NULL);
 	pthread_join(h.th, NULL);
 	EXPECT_EQ(0, w);
 }
@@ -549,7 +647,7 @@ TEST(signal_no_eintr_without_sa_restart)
 TEST(signal_restart_with_sa_restart)
 {
 	struct sigaction sa = { .sa_handler = sig_handler, .sa_flags = SA_RESTART };
-	struct killer k = { .delay_ms = 50 };
+	struct killer k = { .target_tid = gettid_() };
 	uint32_t w = 0;
 	struct holder h;
 	pthread_t kt;
@@ -563,10 +661,11 @@ TEST(signal_restart_with_sa_restart)
 	pthread_create(&kt, NULL, killer_fn, &k);
 	/* the handler runs, the syscall restarts, the lock is acquired */
 	EXPECT_EQ(0, flock(&w, FUTEX_LOCK_ADAPTIVE | PRIV, NULL));
+	pthread_join(kt, NULL);
+	EXPECT_TRUE(k.ok);
 	EXPECT_EQ(3, sig_hits);
 	EXPECT_EQ((uint32_t)gettid_(), w & FUTEX_TID_MASK);
 	EXPECT_EQ(0, funlock(&w, PRIV));
-	pthread_join(kt, NULL);
 	pthread_join(h.th, NULL);
 }
 
@@ -579,7 +678,8 @@ struct robust_obj {
 	int pipefd[2];
 };
 
-static void child_take_robust_and_die(struct robust_obj *o, int linger_ms)
+/* block: die only once the parent (the test) sleeps in its lock call */
+static void child_take_robust_and_die(struct robust_obj *o, int block)
 {
 	static struct robust_list_head head;
 
@@ -594,7 +694,8 @@ static void child_take_robust_and_die(struct robust_obj *o, int linger_ms)
 		_exit(3);
 	if (write(o->pipefd[1], "x", 1) != 1)
 		_exit(4);
-	usleep(linger_ms * 1000);
+	if (block && !wait_sleeping_in(getppid(), getppid(), SYS_futex))
+		_exit(5);
 	_exit(0);	/* dies holding the lock */
 }
 
@@ -611,7 +712,7 @@ static void robust_case(struct __test_metadata *_metadata, int op, int block)
 	ASSERT_EQ(0, pipe(o->pipefd));
 	pid = fork();
 	if (!pid)
-		child_take_robust_and_die(o, block ? 100 : 0);
+		child_take_robust_and_die(o, block);
 	ASSERT_EQ(1, read(o->pipefd[0], &c, 1));
 	if (!block) {
 		ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -709,29 +810,47 @@ TEST(esrch_zombie_owner)
 /* ------------------------------------------------------------------ */
 /* adaptive spinning */
 
-static char task_state(pid_t pid, pid_t tid);
-
 struct spin_owner {
 	uint32_t word;
 	volatile pid_t tid;
+	pid_t locker;		/* the thread that calls FUTEX_LOCK_ADAPTIVE */
 	volatile int go, locked, calling;
 	uint64_t hold_ns;
 	int sleep_in_cs, rounds;
 };
 
+/*
+ * Each round the owner keeps the lock until the locker is in its lock
+ * call: spinning (spin_attempts moved) or asleep in futex(2), so that the
+ * spinner meets an owner that is still there whatever the speed of the
+ * machine.  A running owner keeps its CPU meanwhile (and hold_ns longer);
+ * a sleeping owner looks only every 2 ms and sleeps in between.
+ */
 static void *spin_owner_fn(void *arg)
 {
 	struct spin_owner *s = arg;
+	pid_t pid = getpid();
 
 	s->tid = gettid_();
+	if (!s->sleep_in_cs)
+		pin_cpu(0);
 	for (int i = 0; i < s->rounds; i++) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+		long long sp0;
+
 		flock(&s->word, FUTEX_LOCK | PRIV, NULL);
+		sp0 = stat_get("spin_attempts");
 		s->locked = i + 1;
 		if (s->sleep_in_cs) {
-			usleep(s->hold_ns / 1000);
+			while (!task_sleeping_in(pid, s->locker, SYS_futex) &&
+			       now_ns(CLOCK_MONOTONIC) < end)
+				usleep(2000);
 		} else {
-			/* hold until the other thread is about to lock */
 			while (s->calling != i + 1)
+				;
+			while (!(sp0 >= 0 && stat_get("spin_attempts") > sp0) &&
+			       !task_sleeping_in(pid, s->locker, SYS_futex) &&
+			       now_ns(CLOCK_MONOTONIC) < end)
 				;
 			busy_ns(s->hold_ns);
 		}
@@ -747,7 +866,7 @@ static void spin_case(struct __test_metadata *_metadata, int sleepy,
 		      long long *delta)
 {
 	struct spin_owner s = { .hold_ns = hold_ns, .sleep_in_cs = sleepy,
-				.rounds = rounds };
+				.rounds = rounds, .locker = gettid_() };
 	long long before = stat_get(expect);
 	long long spins = stat_get("spin_attempts");
 	long long tmo = stat_get("spin_stop_timeout");
@@ -755,6 +874,8 @@ static void spin_case(struct __test_metadata *_metadata, int sleepy,
 	long long rs = stat_get("spin_stop_need_resched");
 	pthread_t th;
 
+	if (!sleepy)
+		pin_cpu(1);
 	ASSERT_EQ(0, pthread_create(&th, NULL, spin_owner_fn, &s));
 	for (int i = 0; i < rounds; i++) {
 		while (s.locked != i + 1)
@@ -791,14 +912,16 @@ TEST(adaptive_owner_running)
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		SKIP(return, "needs 2 CPUs for the owner to run while we spin");
 	/*
-	 * The owner keeps the lock 200us after we start locking and stays on
-	 * its CPU; we may spin up to 1ms.  Natively (and under KVM) the
-	 * spinner takes the lock in most rounds.  Under TCG on a loaded host
-	 * the owner's vCPU thread is often descheduled by the host, which the
-	 * guest cannot see (vcpu_is_preempted() is false), so spins end on
-	 * the time budget instead.  What must hold everywhere: the spinner
-	 * sees the owner running (it does not stop with "owner sleeping"
-	 * in most rounds) and the result is correct.
+	 * The owner (pinned to CPU 0, we to CPU 1) keeps the lock and its CPU
+	 * until we are spinning, then 200us more; we may spin up to 1ms.
+	 * Natively (and under KVM) the spinner takes the lock in most rounds.
+	 * Under TCG on a loaded host the owner's vCPU thread is often
+	 * descheduled by the host, which the guest cannot see
+	 * (vcpu_is_preempted() is false), so spins end on the time budget
+	 * instead: how a spin ends is logged, not asserted.  What must hold
+	 * everywhere: every round spins (the owner waits for it), the spinner
+	 * sees the owner running (it does not stop with "owner sleeping" in
+	 * most rounds) and the result is correct.
 	 */
 	if (old >= 0)
 		knob_set("spin_max_ns", 1000000);
@@ -812,7 +935,7 @@ TEST(adaptive_owner_running)
 		sleeping = stat_get("spin_stop_owner_sleeping") - sleeping;
 		TH_LOG("spin_acquired +%lld owner_sleeping +%lld of %lld spins",
 		       acq, sleeping, delta);
-		EXPECT_GE(delta, 20);
+		EXPECT_GE(delta, 40);
 		EXPECT_LE(sleeping, delta / 2);
 	}
 }
@@ -822,8 +945,11 @@ TEST(adaptive_owner_sleeping)
 	long long delta;
 
 	REQUIRE_OPS();
-	/* the owner sleeps 20ms with the lock held: spinners must give up */
-	spin_case(_metadata, 1, 20000000, 5, "spin_stop_owner_sleeping", &delta);
+	/*
+	 * The owner sleeps with the lock held until we sleep in the lock
+	 * call: spinners must give up on it.
+	 */
+	spin_case(_metadata, 1, 0, 5, "spin_stop_owner_sleeping", &delta);
 	if (delta >= 0)
 		EXPECT_GE(delta, 1);
 }
@@ -876,11 +1002,28 @@ static void *starve_fn(void *arg)
 	return NULL;
 }
 
+#define STARVE_MIN	50	/* acquisitions every thread must reach */
+
+static int starve_all_reached(struct starve *s, long n)
+{
+	for (int i = 0; i < STARVE_THREADS; i++)
+		if (s->count[i] < n)
+			return 0;
+	return 1;
+}
+
+/*
+ * Run for at least run_ms (to exercise the lock), then until every thread
+ * has taken it STARVE_MIN times and, with ho0 >= 0, until the handoffs
+ * counter has moved past ho0.  HANG_NS ends a run that never gets there:
+ * a thread locked out while the others go on.
+ */
 static void starve_run(struct __test_metadata *_metadata, int op,
-		       int run_ms, struct starve *s)
+		       int run_ms, long long ho0, struct starve *s)
 {
 	struct starve_arg args[STARVE_THREADS];
 	pthread_t th[STARVE_THREADS];
+	uint64_t t0 = now_ns(CLOCK_MONOTONIC);
 
 	memset(s, 0, sizeof(*s));
 	s->op = op;
@@ -890,7 +1033,10 @@ static void starve_run(struct __test_metadata *_metadata, int op,
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, starve_fn, &args[i]));
 	}
 	usleep(run_ms * 1000);
+	WAIT_FOR(s->errors || (starve_all_reached(s, STARVE_MIN) &&
+			       (ho0 < 0 || stat_get("handoffs") > ho0)));
 	s->stop = 1;
+	TH_LOG("ran %llu ms", (unsigned long long)(now_ns(CLOCK_MONOTONIC) - t0) / 1000000);
 	for (int i = 0; i < STARVE_THREADS; i++)
 		pthread_join(th[i], NULL);
 	EXPECT_EQ(0, s->errors);
@@ -905,7 +1051,7 @@ static void starvation_case(struct __test_metadata *_metadata, int op)
 	long min = -1, max = 0;
 	struct starve s;
 
-	starve_run(_metadata, op, 1500, &s);
+	starve_run(_metadata, op, 1500, -1, &s);
 	for (int i = 0; i < STARVE_THREADS; i++) {
 		if (min < 0 || s.count[i] < min)
 			min = s.count[i];
@@ -923,13 +1069,13 @@ static void starvation_case(struct __test_metadata *_metadata, int op)
 	/*
 	 * Bound: a woken waiter loses at most handoff_threshold races before
 	 * FUTEX_UNLOCK hands it the lock, so no thread can be locked out while
-	 * the others make progress.  Every thread must get the lock, at least
-	 * 1/20 of the fair share, and no single acquisition may take longer
-	 * than 2s (TCG, 2 vCPUs, 6 threads).
+	 * the others make progress: every thread reaches STARVE_MIN
+	 * acquisitions (starve_run() waits for that; only a lock-out fails
+	 * it), and the kernel's longest loss streak stays within the
+	 * threshold.  The shares and the worst wait are logged, not judged:
+	 * they measure the scheduler and the machine.
 	 */
-	EXPECT_GT(min, 0);
-	EXPECT_GE(min * 20 * STARVE_THREADS, s.counter);
-	EXPECT_LT(worst, 2000000000ull);
+	EXPECT_GE(min, STARVE_MIN);
 	if (thr >= 0)
 		EXPECT_LE(stat_get("lost_max"), thr);
 }
@@ -957,7 +1103,7 @@ TEST(handoff_always)
 		SKIP(return, "no debugfs " STATS_DIR "handoff_threshold");
 	/* threshold 0: every FUTEX_UNLOCK that wakes a waiter hands off */
 	ASSERT_EQ(0, knob_set("handoff_threshold", 0));
-	starve_run(_metadata, FUTEX_LOCK, 500, &s);
+	starve_run(_metadata, FUTEX_LOCK, 500, ho0, &s);
 	knob_set("handoff_threshold", old);
 	TH_LOG("handoffs +%lld, total %ld", stat_get("handoffs") - ho0, s.counter);
 	EXPECT_GT(stat_get("handoffs") - ho0, 0);
@@ -966,72 +1112,6 @@ TEST(handoff_always)
 
 /* ------------------------------------------------------------------ */
 /* helpers for the race tests below */
-
-/* State letter of a task ("R", "S", ...) from /proc; 0 if it is gone. */
-static char task_state(pid_t pid, pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] && p[2] ? p[2] : 0;
-}
-
-/* The syscall number the task is in (/proc/.../syscall), or -1. */
-static long task_syscall(pid_t pid, pid_t tid)
-{
-	char path[64];
-	long nr = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", pid, tid);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &nr) != 1)
-		nr = -1;
-	fclose(f);
-	return nr;
-}
-
-/*
- * Wait up to 5 s until the task sleeps, in syscall nr unless nr is -1;
- * false if it never does.
- */
-static int wait_sleeping_in(pid_t pid, pid_t tid, long nr)
-{
-	for (int i = 0; i < 5000; i++) {
-		if (task_state(pid, tid) == 'S' &&
-		    (nr < 0 || task_syscall(pid, tid) == nr))
-			return 1;
-		usleep(1000);
-	}
-	return 0;
-}
-
-static int wait_sleeping(pid_t pid, pid_t tid)
-{
-	return wait_sleeping_in(pid, tid, -1);
-}
-
-static int pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 /* Debug knobs (CONFIG_FUTEX_LOCK_DEBUG); -1 when absent. */
 #define REQUIRE_KNOB(name) do {						\
@@ -1045,40 +1125,47 @@ static int pin_cpu(int cpu)
 struct relay {
 	uint32_t word;
 	int efd_h, efd_r;
-	uint64_t hog_ns, hold_ns;
+	uint64_t hold_ns;
 	long long spins0;
-	volatile int o_locked, h_ready, s_go, rt_fail, seen, s_preempted;
-	volatile pid_t s_tid;
+	volatile int o_locked, o_done, s_go, rt_fail, seen, s_preempted;
+	volatile int r_got, stalled, capped;
+	volatile pid_t s_tid, h_tid, r_tid;
 	int s_ret, r_ret;
 	uint64_t r_wait_ns;
 };
 
 /*
  * O owns the lock and keeps running on CPU 0.  It watches spin_attempts:
- * when S has started spinning it wakes the hog H on S's CPU, then holds
- * the lock another hold_ns and unlocks.
+ * when S has started spinning (or has gone to sleep in the lock call
+ * instead) it wakes the hog H on S's CPU, then holds the lock until R
+ * sleeps in its lock call, plus hold_ns, and unlocks.
  */
 static void *relay_owner(void *arg)
 {
 	struct relay *r = arg;
-	uint64_t one = 1, t;
+	uint64_t one = 1, end;
+	pid_t pid = getpid();
 
 	pin_cpu(0);
 	flock(&r->word, FUTEX_LOCK | PRIV, NULL);
 	r->o_locked = 1;
-	t = now_ns(CLOCK_MONOTONIC) + 2000000000ull;
-	while (now_ns(CLOCK_MONOTONIC) < t) {
+	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+	while (!r->s_tid || !task_sleeping_in(pid, r->s_tid, SYS_futex)) {
 		if (stat_get("spin_attempts") > r->spins0) {
 			r->seen = 1;
 			break;
 		}
+		if (now_ns(CLOCK_MONOTONIC) > end)
+			break;
 	}
 	if (write(r->efd_h, &one, sizeof(one)) != sizeof(one))
 		r->rt_fail = 2;
-	t = now_ns(CLOCK_MONOTONIC) + r->hold_ns;
-	while (now_ns(CLOCK_MONOTONIC) < t)
-		;
+	while (!r->r_tid)
+		usleep(100);
+	wait_sleeping_in(pid, r->r_tid, SYS_futex);
+	busy_ns(r->hold_ns);
 	funlock(&r->word, PRIV);
+	r->o_done = 1;
 	return NULL;
 }
 
@@ -1096,20 +1183,50 @@ static void *relay_spinner(void *arg)
 	return NULL;
 }
 
-/* H runs only once S is off CPU 1: then R may call, and H hogs CPU 1. */
+/*
+ * R asleep in its lock call on a free lock after O's unlock has returned:
+ * O has woken nobody (a woken R would be runnable, and nobody but the
+ * preempted S could take the lock and put it back to sleep), and S, which
+ * could, cannot run while H does.  Seen twice, 1 ms apart, to be sure of
+ * the reads.
+ */
+static int relay_stalled(struct relay *r)
+{
+	pid_t pid = getpid();
+
+	for (int i = 0; i < 2; i++) {
+		if (i)
+			usleep(1000);
+		if (!r->o_done || r->r_got ||
+		    (__atomic_load_n(&r->word, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK) ||
+		    !task_sleeping_in(pid, r->r_tid, SYS_futex) ||
+		    (__atomic_load_n(&r->word, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK) ||
+		    r->r_got)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * H runs only once S is off CPU 1: then R may call, and H hogs CPU 1.  If
+ * S was preempted in the lock call, H keeps it off its CPU until R has
+ * the lock, or until R sleeps on the free lock after O's unlock (the bug,
+ * see relay_stalled()), or, as a hang guard, HANG_NS.  Otherwise (S slept
+ * in the queue: O's unlock wakes S, which a hog would keep from running
+ * and R behind it, a stall of any wake-one lock) H stops at once.
+ */
 static void *relay_hog(void *arg)
 {
 	struct sched_param sp = { .sched_priority = 50 };
 	struct relay *r = arg;
-	uint64_t v, t;
+	uint64_t v, end;
 
 	pin_cpu(1);
+	r->h_tid = gettid_();
 	if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
 		r->rt_fail = 1;
-		r->h_ready = 1;
 		return NULL;
 	}
-	r->h_ready = 1;
 	if (read(r->efd_h, &v, sizeof(v)) != sizeof(v))
 		return NULL;
 	/* S runnable: preempted in the lock call (else it sleeps queued) */
@@ -1117,9 +1234,19 @@ static void *relay_hog(void *arg)
 	v = 1;
 	if (write(r->efd_r, &v, sizeof(v)) != sizeof(v))
 		return NULL;
-	t = now_ns(CLOCK_MONOTONIC) + r->hog_ns;
-	while (now_ns(CLOCK_MONOTONIC) < t)
-		;
+	if (!r->s_preempted)
+		return NULL;
+	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+	while (!r->r_got) {
+		if (relay_stalled(r)) {
+			r->stalled = 1;
+			break;
+		}
+		if (now_ns(CLOCK_MONOTONIC) > end) {
+			r->capped = 1;
+			break;
+		}
+	}
 	return NULL;
 }
 
@@ -1129,10 +1256,12 @@ static void *relay_sleeper(void *arg)
 	uint64_t t0, v;
 
 	pin_cpu(0);
+	r->r_tid = gettid_();
 	if (read(r->efd_r, &v, sizeof(v)) != sizeof(v))
 		return NULL;
 	t0 = now_ns(CLOCK_MONOTONIC);
 	r->r_ret = flock(&r->word, FUTEX_LOCK | PRIV, NULL);
+	r->r_got = 1;
 	r->r_wait_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	if (!r->r_ret)
 		funlock(&r->word, PRIV);
@@ -1141,14 +1270,18 @@ static void *relay_sleeper(void *arg)
 
 /*
  * S spins (FUTEX_LOCK_ADAPTIVE) on O, which runs on CPU 0 holding the
- * lock.  Once S spins, a SCHED_FIFO hog H wakes on S's CPU and runs
- * 400 ms, so S stops on need_resched and is preempted there (on a
- * preemptible kernel).  R then calls FUTEX_LOCK.  When O unlocks 40 ms
- * later, R must get the lock: before the fix S stayed registered as the
+ * lock.  Once S spins, a SCHED_FIFO hog H wakes on S's CPU, so S stops on
+ * need_resched and is preempted there (on a preemptible kernel).  R then
+ * calls FUTEX_LOCK, and O unlocks once R sleeps.  R must get the lock
+ * while H keeps S off its CPU: before the fix S stayed registered as the
  * spinner, R slept as a relay sleeper without FUTEX_WAITERS, O's unlock
- * stayed in user space and R waited for the hog to finish (review F1).
- * Rounds in which the spin did not end on need_resched prove nothing
- * but must not stall either.
+ * stayed in user space and R slept on the free lock until S ran again
+ * (with RT throttling, after up to a second; without, never) (review
+ * F1).  The test judges no time: H runs until R has the lock, and the
+ * failure is the state itself (R asleep in futex(2) on a free lock after
+ * O's unlock, relay_stalled()), or a hang of HANG_NS.  Rounds in which S
+ * was not preempted in the lock call prove nothing but must not stall
+ * either.
  */
 #define RELAY_ROUNDS	24
 
@@ -1156,7 +1289,6 @@ TEST(relay_stall_preempted_spinner)
 {
 	long long old = knob_get("spin_max_ns");
 	long long nr0 = stat_get("spin_stop_need_resched"), hits = 0, nrs = 0;
-	uint64_t worst = 0;
 	int rounds;
 
 	REQUIRE_OPS();
@@ -1172,8 +1304,7 @@ TEST(relay_stall_preempted_spinner)
 	 * debug kernel): 8 rounds, then up to RELAY_ROUNDS until one hit.
 	 */
 	for (rounds = 0; rounds < RELAY_ROUNDS && (rounds < 8 || !hits); rounds++) {
-		struct relay r = { .hog_ns = 400000000ull,
-				   .hold_ns = 40000000ull };
+		struct relay r = { .hold_ns = 1000000ull };
 		long long nr = stat_get("spin_stop_need_resched");
 		pthread_t o, s, h, rs;
 
@@ -1181,56 +1312,53 @@ TEST(relay_stall_preempted_spinner)
 		r.efd_r = eventfd(0, 0);
 		ASSERT_GE(r.efd_h, 0);
 		ASSERT_GE(r.efd_r, 0);
+		/* H and R block in read(2) on their eventfds */
 		ASSERT_EQ(0, pthread_create(&h, NULL, relay_hog, &r));
-		while (!r.h_ready)
-			usleep(100);
+		ASSERT_TRUE(WAIT_FOR(r.rt_fail || (r.h_tid &&
+				     task_sleeping_in(getpid(), r.h_tid, SYS_read))));
 		if (r.rt_fail) {
 			pthread_join(h, NULL);
 			knob_set("spin_max_ns", old);
 			SKIP(return, "cannot use SCHED_FIFO");
 		}
 		ASSERT_EQ(0, pthread_create(&rs, NULL, relay_sleeper, &r));
+		ASSERT_TRUE(WAIT_FOR(r.r_tid));
+		ASSERT_TRUE(wait_sleeping_in(getpid(), r.r_tid, SYS_read));
 		r.spins0 = stat_get("spin_attempts");
 		ASSERT_EQ(0, pthread_create(&o, NULL, relay_owner, &r));
 		while (!r.o_locked)
 			usleep(100);
-		usleep(20000);	/* H and R block */
 		ASSERT_EQ(0, pthread_create(&s, NULL, relay_spinner, &r));
 		r.s_go = 1;
+		pthread_join(h, NULL);
 		pthread_join(rs, NULL);
 		pthread_join(s, NULL);
-		pthread_join(h, NULL);
 		pthread_join(o, NULL);
 		close(r.efd_h);
 		close(r.efd_r);
 		if (stat_get("spin_stop_need_resched") > nr)
 			nrs++;
-		TH_LOG("round %d: R waited %llu us (S %d, R %d, spin seen %d, S preempted %d)",
-		       rounds, (unsigned long long)r.r_wait_ns / 1000, r.s_ret,
-		       r.r_ret, r.seen, r.s_preempted);
+		TH_LOG("round %d: S %d, R %d, spin seen %d, S preempted %d, R stalled on the free lock %d, hang %d (R waited %llu us)",
+		       rounds, r.s_ret, r.r_ret, r.seen, r.s_preempted,
+		       r.stalled, r.capped, (unsigned long long)r.r_wait_ns / 1000);
 		EXPECT_EQ(0, r.s_ret);
 		EXPECT_EQ(0, r.r_ret);
 		EXPECT_EQ(0, r.word);
+		EXPECT_EQ(0, r.stalled);
+		EXPECT_EQ(0, r.capped);
 		/*
 		 * Only a round in which S was preempted in the lock call
 		 * tests F1.  In the others S's spin had ended (TCG: O saw
-		 * it late) and S slept first in the queue; O's unlock then
-		 * wakes S, which the hog keeps off its CPU: a stall of any
-		 * wake-one mutex (documented), not this bug.
+		 * it late) and S slept first in the queue.
 		 */
-		if (r.s_preempted) {
+		if (r.s_preempted && r.seen)
 			hits++;
-			if (r.r_wait_ns > worst)
-				worst = r.r_wait_ns;
-		}
 	}
 	knob_set("spin_max_ns", old);
-	TH_LOG("S preempted in %lld of %d rounds (worst R wait there %llu us); need_resched stops in %lld rounds",
-	       hits, rounds, (unsigned long long)worst / 1000, nrs);
+	TH_LOG("S preempted while spinning in %lld of %d rounds; need_resched stops in %lld rounds",
+	       hits, rounds, nrs);
 	if (!hits)
 		SKIP(return, "the spinner was never preempted while spinning");
-	/* O holds ~40 ms after R calls; the hog runs 400 ms */
-	EXPECT_LT(worst, 200000000ull);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1295,7 +1423,7 @@ TEST(requeue_lock_waiter_einval)
 	ASSERT_EQ(0, pthread_create(&th, NULL, rq_waiter_fn, &r));
 	while (!r.tid)
 		usleep(100);
-	ASSERT_TRUE(wait_sleeping(getpid(), r.tid));
+	ASSERT_TRUE(wait_sleeping_in(getpid(), r.tid, SYS_futex));
 	while (!(a & FUTEX_WAITERS))
 		usleep(100);
 	b = gettid_();	/* we own B */
@@ -1318,10 +1446,15 @@ TEST(requeue_lock_waiter_einval)
 		EXPECT_EQ(EINVAL, errno);
 	}
 
-	/* If W1 was moved to B, this hands B (not A) to it. */
+	/*
+	 * If W1 was moved to B, this hands B (not A) to it: B would then
+	 * name W1, and W1 would return from FUTEX_LOCK(A) with A still
+	 * held by the holder (a_at_return below).  Both are states, read
+	 * without waiting for W1 to run.
+	 */
 	EXPECT_EQ(0, futex_sys(&b, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0));
-	usleep(50000);
-	EXPECT_EQ(0, r.done);	/* W1 still waits for A */
+	EXPECT_EQ(0, b);	/* nobody waited on B: nobody was handed it */
+	EXPECT_EQ(0, r.done);
 	holder_stop(&h);
 	pthread_join(th, NULL);
 	if (old >= 0)
@@ -1391,15 +1524,46 @@ TEST(requeue_plain_waiters_wake3_requeue7)
 struct exit_owner {
 	uint32_t *word;
 	int robust;
-	volatile int locked, go;
+	volatile int locked, go, late;
+	volatile pid_t tid;
+	pid_t locker;
 	struct robust_list_head head;
 	struct robust_list node;
 };
+
+/* CPU time (utime + stime, clock ticks) of a task from /proc; -1 if gone */
+static long task_cpu_ticks(pid_t pid, pid_t tid)
+{
+	char path[64], buf[512], *p;
+	unsigned long ut, st;
+	ssize_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	/* after "comm)": state ppid pgrp session tty tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime
+	 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+			 &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
 
 static void *exit_owner_fn(void *arg)
 {
 	struct exit_owner *e = arg;
 	uint32_t tid = gettid_();
+	uint64_t end;
+	long ticks;
 
 	if (e->robust) {
 		/* the word is right after the node: futex_offset */
@@ -1410,15 +1574,34 @@ static void *exit_owner_fn(void *arg)
 		if (syscall(SYS_set_robust_list, &e->head, sizeof(e->head)))
 			return (void *)1;
 	}
+	e->tid = tid;
 	if (flock(e->word, FUTEX_LOCK | PRIV, NULL))
 		return (void *)2;
 	e->locked = 1;
 	while (!e->go)
 		;
-	usleep(10000);	/* the locker is in its delay by now */
-	if (!e->robust)
-		atomic_compare_exchange_strong((_Atomic uint32_t *)e->word,
-					       &tid, 0);
+	/*
+	 * The locker is in its delay (a busy wait in the kernel) once it has
+	 * used 2 clock ticks of CPU since go: nothing else it does there
+	 * takes that long.  Hang guard: HANG_NS.
+	 */
+	ticks = task_cpu_ticks(getpid(), e->locker);
+	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+	while (task_cpu_ticks(getpid(), e->locker) < ticks + 2 &&
+	       now_ns(CLOCK_MONOTONIC) < end)
+		;
+	/*
+	 * If the locker is past its delay already (it set FUTEX_WAITERS),
+	 * this round missed the window: unlock in the kernel (or, robust,
+	 * die: the robust list wakes it) instead of leaving it asleep
+	 * behind a dead owner.
+	 */
+	if (!e->robust &&
+	    !atomic_compare_exchange_strong((_Atomic uint32_t *)e->word,
+					    &tid, 0)) {
+		e->late = 1;
+		futex_sys(e->word, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0);
+	}
 	syscall(SYS_exit, 0);	/* robust: dies holding the lock */
 	return NULL;
 }
@@ -1432,9 +1615,10 @@ static void *exit_owner_fn(void *arg)
 static void exit_race_case(struct __test_metadata *_metadata, int robust)
 {
 	long long old = knob_get("delay_check_owner_us");
-	int esrch = 0, rounds = 4;
+	int esrch = 0, late = 0, rounds = 4;
 
-	ASSERT_EQ(0, knob_set("delay_check_owner_us", 50000));
+	/* the kernel's maximum: the owner exits within it unless descheduled */
+	ASSERT_EQ(0, knob_set("delay_check_owner_us", 100000));
 	for (int i = 0; i < rounds; i++) {
 		struct exit_owner *e = calloc(1, sizeof(*e) + 64);
 		uint32_t *word = (uint32_t *)(e + 1);
@@ -1443,6 +1627,7 @@ static void exit_race_case(struct __test_metadata *_metadata, int robust)
 
 		e->word = word;
 		e->robust = robust;
+		e->locker = gettid_();
 		ASSERT_EQ(0, pthread_create(&th, NULL, exit_owner_fn, e));
 		pthread_detach(th);
 		while (!e->locked)
@@ -1458,11 +1643,14 @@ static void exit_race_case(struct __test_metadata *_metadata, int robust)
 			EXPECT_EQ((uint32_t)gettid_(), *word & FUTEX_TID_MASK);
 			*word = 0;
 		}
-		usleep(20000);	/* let the owner be reaped before free() */
+		/* the owner is gone before its struct is freed */
+		EXPECT_TRUE(WAIT_FOR(e->tid && !task_state(getpid(), e->tid)));
+		late += e->late;
 		free(e);
 	}
 	knob_set("delay_check_owner_us", old);
-	TH_LOG("ESRCH in %d of %d rounds", esrch, rounds);
+	TH_LOG("ESRCH in %d of %d rounds; the owner unlocked after the delay in %d",
+	       esrch, rounds, late);
 }
 
 TEST(exit_race_robust_owner_eownerdead)
@@ -1504,9 +1692,11 @@ static void *w2_fn(void *arg)
 /*
  * Owner P, sleepers W1 (child process, first in the queue) and W2 (thread).
  * FUTEX_UNLOCK wakes W1 and leaves the word 0; W1 is SIGKILLed while it
- * is held in delay_after_wake_ms.  W1 must not take the free lock and die
- * holding it: W2 gets it (review F6).  Before the fix W2 slept until its
- * 3 s timeout and then got ESRCH (owner: dead W1).
+ * is held in delay_after_wake_ms (state D in futex(2): the kill is sent
+ * once W1 is seen there, and the round counts only if W1 is still there
+ * after the kill).  W1 must not take the free lock and die holding it: W2
+ * gets it (review F6).  Before the fix W2 slept until its timeout and
+ * then got ESRCH (owner: dead W1); the timeout (HANG_NS) is a hang guard.
  */
 TEST(fatal_signal_woken_waiter_passes_on)
 {
@@ -1517,7 +1707,7 @@ TEST(fatal_signal_woken_waiter_passes_on)
 	long long thr;
 	uint64_t t0;
 	pthread_t th;
-	int status;
+	int status, in_delay;
 	pid_t pid;
 
 	REQUIRE_OPS();
@@ -1529,31 +1719,37 @@ TEST(fatal_signal_woken_waiter_passes_on)
 		flock(word, FUTEX_LOCK, NULL);
 		_exit(0);
 	}
-	ASSERT_TRUE(wait_sleeping(pid, pid));
-	while (!(*word & FUTEX_WAITERS))
-		usleep(100);
-	x.to = abs_in(CLOCK_MONOTONIC, 3000000000ull);
+	ASSERT_TRUE(wait_sleeping_in(pid, pid, SYS_futex));
+	ASSERT_TRUE(WAIT_FOR(*word & FUTEX_WAITERS));
+	x.to = abs_in(CLOCK_MONOTONIC, HANG_NS);
 	ASSERT_EQ(0, pthread_create(&th, NULL, w2_fn, &x));
-	while (!x.tid)
-		usleep(100);
-	ASSERT_TRUE(wait_sleeping(getpid(), x.tid));
-	usleep(20000);
+	ASSERT_TRUE(WAIT_FOR(x.tid));
+	ASSERT_TRUE(wait_sleeping_in(getpid(), x.tid, SYS_futex));
 
 	thr = knob_get("handoff_threshold");
 	knob_set("handoff_threshold", 1000);	/* wake W1, no hand-off */
-	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 200));
+	/* the kernel's maximum: W1 is still in it after the kill */
+	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 1000));
 	t0 = now_ns(CLOCK_MONOTONIC);
 	EXPECT_EQ(0, funlock(word, 0));		/* wakes W1 */
-	usleep(20000);
+	in_delay = WAIT_FOR(task_state(pid, pid) == 'D' ||
+			    task_state(pid, pid) == 'Z' || !task_state(pid, pid)) &&
+		   task_state(pid, pid) == 'D';
 	kill(pid, SIGKILL);
+	in_delay = in_delay && task_state(pid, pid) == 'D';
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	pthread_join(th, NULL);
 	knob_set("delay_after_wake_ms", old);
 	if (thr >= 0)
 		knob_set("handoff_threshold", thr);
-	TH_LOG("W2: %s after %llu ms, word %#x (W1 %d)",
+	TH_LOG("W2: %s after %llu ms, word %#x (W1 %d, killed in its delay %d)",
 	       x.ret ? strerror(-x.ret) : "0",
-	       (unsigned long long)(x.t_done - t0) / 1000000, *word, pid);
+	       (unsigned long long)(x.t_done - t0) / 1000000, *word, pid,
+	       in_delay);
+	if (!in_delay) {
+		munmap(word, 4096);
+		SKIP(return, "W1 was not in its delay when killed");
+	}
 	EXPECT_EQ(0, x.ret);
 	EXPECT_EQ((uint32_t)x.tid, *word & FUTEX_TID_MASK);
 	munmap(word, 4096);
@@ -1561,9 +1757,11 @@ TEST(fatal_signal_woken_waiter_passes_on)
 
 /*
  * As above, but W1 (a thread) faults: the page is made PROT_NONE while W1
- * sits in delay_after_wake_ms, so W1 returns EFAULT.  It must pass the
- * wake-up on: W2 returns (EFAULT, or 0 once the page is back) at once,
- * not at its 2 s timeout (review F7).
+ * sits in delay_after_wake_ms (state D in futex(2), seen before and after
+ * the mprotect()), so W1 returns EFAULT.  It must pass the wake-up on:
+ * W2 returns (EFAULT, or 0 once the page is back).  Before the fix
+ * nobody woke W2: it returned ETIMEDOUT at its timeout, here HANG_NS, a
+ * hang guard (review F7).
  */
 TEST(efault_woken_waiter_passes_on)
 {
@@ -1574,29 +1772,31 @@ TEST(efault_woken_waiter_passes_on)
 	struct w2 x2 = { .word = word, .flags = PRIV };
 	pthread_t t1, t2;
 	long long thr;
+	int in_delay;
 	uint64_t t0;
 
 	REQUIRE_OPS();
 	REQUIRE_KNOB("delay_after_wake_ms");
 	ASSERT_NE(MAP_FAILED, word);
 	*word = gettid_();
-	x1.to = abs_in(CLOCK_MONOTONIC, 10000000000ull);
+	x1.to = abs_in(CLOCK_MONOTONIC, 2 * HANG_NS);
 	ASSERT_EQ(0, pthread_create(&t1, NULL, w2_fn, &x1));
-	while (!x1.tid)
-		usleep(100);
-	ASSERT_TRUE(wait_sleeping(getpid(), x1.tid));
-	x2.to = abs_in(CLOCK_MONOTONIC, 2000000000ull);
+	ASSERT_TRUE(WAIT_FOR(x1.tid));
+	ASSERT_TRUE(wait_sleeping_in(getpid(), x1.tid, SYS_futex));
+	x2.to = abs_in(CLOCK_MONOTONIC, HANG_NS);
 	ASSERT_EQ(0, pthread_create(&t2, NULL, w2_fn, &x2));
-	while (!x2.tid)
-		usleep(100);
-	ASSERT_TRUE(wait_sleeping(getpid(), x2.tid));
-	usleep(20000);
+	ASSERT_TRUE(WAIT_FOR(x2.tid));
+	ASSERT_TRUE(wait_sleeping_in(getpid(), x2.tid, SYS_futex));
 
 	thr = knob_get("handoff_threshold");
 	knob_set("handoff_threshold", 1000);	/* wake W1, no hand-off */
-	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 200));
+	/* the kernel's maximum: W1 is still in it after the mprotect() */
+	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 1000));
 	EXPECT_EQ(0, funlock(word, PRIV));	/* wakes W1 */
+	in_delay = WAIT_FOR(task_state(getpid(), x1.tid) == 'D' || x1.t_done) &&
+		   task_state(getpid(), x1.tid) == 'D';
 	ASSERT_EQ(0, mprotect(word, 4096, PROT_NONE));
+	in_delay = in_delay && task_state(getpid(), x1.tid) == 'D';
 	pthread_join(t1, NULL);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	ASSERT_EQ(0, mprotect(word, 4096, PROT_READ | PROT_WRITE));
@@ -1604,13 +1804,15 @@ TEST(efault_woken_waiter_passes_on)
 	if (thr >= 0)
 		knob_set("handoff_threshold", thr);
 	pthread_join(t2, NULL);
-	TH_LOG("W1 %s; W2 %s %llu ms after W1 returned", strerror(-x1.ret),
+	TH_LOG("W1 %s (faulted in its delay %d); W2 %s %llu ms after W1 returned",
+	       x1.ret ? strerror(-x1.ret) : "0", in_delay,
 	       x2.ret ? strerror(-x2.ret) : "0",
 	       (unsigned long long)(x2.t_done - t0) / 1000000);
+	munmap(word, 4096);
+	if (!in_delay)
+		SKIP(return, "W1 was not in its delay when the page went");
 	EXPECT_EQ(-EFAULT, x1.ret);
 	EXPECT_NE(-ETIMEDOUT, x2.ret);
-	EXPECT_LT(x2.t_done - t0, 1000000000ull);
-	munmap(word, 4096);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1831,6 +2033,14 @@ static void *streak_fn(void *arg)
 	return NULL;
 }
 
+static int streak_all_called(struct streak *s)
+{
+	for (int i = 0; i < STREAK_THREADS; i++)
+		if (!s->calls[i] || s->errors)
+			return s->errors;
+	return 1;
+}
+
 /*
  * 1 kHz SIGPROF, to the workers in turn (a per-thread 1 kHz timer makes
  * a TCG guest spend its time delivering signals, and a process-wide
@@ -1912,7 +2122,9 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 			usleep(1000);
 	if (sigprof)
 		ASSERT_EQ(0, pthread_create(&sig_th, NULL, streak_signaller, s));
+	/* 2 s of exercise, then until every thread has made a call */
 	usleep(2000000);
+	WAIT_FOR(streak_all_called(s));
 	s->stop = 1;
 	if (sigprof)
 		pthread_join(sig_th, NULL);
@@ -1981,7 +2193,8 @@ TEST(loss_streak_adaptive_sigprof)
 #define F10_SPIN_NS	1000000	/* A's spin budget: the 1 ms cap */
 #endif
 #define F10_WORDS	4096	/* candidate words of B: 4 pages */
-#define F10_ROUNDS	40	/* probes of each of the two words measured */
+#define F10_CLEAR	8	/* clear probes of each of the two words */
+#define F10_TRIES	20	/* probes of a candidate before the next one */
 
 enum { F10_SPUN, F10_REFUSED, F10_UNCLEAR };
 
@@ -2022,37 +2235,58 @@ static long long f10_spin_busy(void)
 	return stat_get("spin_busy");
 }
 
+/* spin stops that P's sleeping cannot cause (budget, need_resched, gone) */
+static long long f10_other_stops(void)
+{
+	return stat_get("spin_stop_timeout") + stat_get("spin_stop_need_resched") +
+	       stat_get("spin_stop_owner_gone");
+}
+
 /*
- * Wait until A starts a new lock call, give it 400 us to register as the
- * spinner (it then spins up to 1 ms, as long as P runs), then try
- * FUTEX_LOCK_ADAPTIVE on *w, held by the sleeping holder, with a 300 us
- * timeout.  Only A and P use FUTEX_LOCK_ADAPTIVE, so spin_busy moves
- * only when the two words share a bucket: P found A's spin (or, rarely,
- * A found P's).  *busy is the last spin_busy seen.
+ * Wait (running, so that A keeps spinning on P) until A has started a new
+ * lock call and registered as the spinner (spin_attempts moved: only A
+ * and P use FUTEX_LOCK_ADAPTIVE, and P is not in a lock call), then try
+ * FUTEX_LOCK_ADAPTIVE on *w, held by the sleeping holder, with a 1 ms
+ * timeout.  The result is judged from the counters, not from timing:
+ * spin_busy moved: the two words share a bucket (P found A's spin or,
+ * rarely, A found P's), F10_REFUSED.  P spun (spin_attempts +1, its own)
+ * while A's spin did not end on its budget, need_resched or a gone owner
+ * (A stops on "owner sleeping" only once P sleeps, after P registered):
+ * A held its bucket's slot when P took another, F10_SPUN.  Anything else
+ * (A's spin ended meanwhile, A started another call) is F10_UNCLEAR.
+ * *busy is the last spin_busy seen.
  */
 static int f10_probe(struct f10_shared *sh, uint32_t *w, uint32_t holder,
 		     long long *busy)
 {
-	uint64_t end = now_ns(CLOCK_MONOTONIC) + 50000000ull;
+	uint64_t end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
 	long calls = sh->calls;
+	long long a0, a1, a2, s0, b;
 	struct timespec to;
-	long long b;
 
 	while (sh->calls == calls && now_ns(CLOCK_MONOTONIC) < end)
 		;
-	if (sh->calls == calls)
+	/* A's previous call, stop included, is over */
+	s0 = f10_other_stops();
+	a0 = stat_get("spin_attempts");
+	while ((a1 = stat_get("spin_attempts")) == a0 &&
+	       now_ns(CLOCK_MONOTONIC) < end)
+		;
+	if (a1 == a0)
 		return F10_UNCLEAR;
-	busy_ns(300000);
 	*w = holder;
 	to = abs_in(CLOCK_MONOTONIC, 1000000);
 	futex_sys(w, FUTEX_LOCK_ADAPTIVE | PRIV, 0, &to, NULL, 0);
 	*w = 0;
 	b = f10_spin_busy();
+	a2 = stat_get("spin_attempts");
 	if (b > *busy) {
 		*busy = b;
 		return F10_REFUSED;
 	}
-	return F10_SPUN;
+	if (a2 - a1 == 1 && f10_other_stops() == s0)
+		return F10_SPUN;
+	return F10_UNCLEAR;
 }
 
 /*
@@ -2077,13 +2311,20 @@ static int f10_probe(struct f10_shared *sh, uint32_t *w, uint32_t holder,
  * the owner) and its owner is P itself: A spins while P runs, and stops
  * whenever P sleeps.  P's own words are private to B.
  *
- * Measured (debug kernel, QEMU TCG, 2 vCPUs, 512 hash buckets, host
- * loaded by two kernel builds): a colliding word was found after 185
- * and after 544 candidates; it was refused the spinner slot in 21 and
- * 23 of 40 probes (the rest fell where A was not spinning), the
- * control word in 0 of 40 both times.  With A's spin budget 0
- * (-DF10_SPIN_NS=0: A registers and stops at once) no word was refused
- * and the test failed, as it will after a fix.
+ * Each probe is judged from the counters (f10_probe()): refused, spun
+ * beside A's spin, or unclear (A's spin had ended: TCG, a loaded host);
+ * a candidate is probed up to F10_TRIES times until its probe is clear.
+ * Then the colliding and the control word are probed until each had
+ * F10_CLEAR clear probes: the colliding word must be refused in most of
+ * them, the control word in none.  No time is judged; HANG_NS bounds
+ * each wait and the search only as a hang guard.
+ *
+ * Measured before the probes were judged by the counters (debug kernel,
+ * QEMU TCG, 2 vCPUs, 512 hash buckets, host loaded by two kernel
+ * builds): a colliding word was found after 185 and after 544
+ * candidates.  With A's spin budget 0 (-DF10_SPIN_NS=0: A registers and
+ * stops at once) no word was refused and the test failed, as it will
+ * after a fix.
  */
 TEST(cross_process_bucket_spinner_busy_f10)
 {
@@ -2127,7 +2368,7 @@ TEST(cross_process_bucket_spinner_busy_f10)
 	while (!sh->ready)
 		usleep(100);
 
-	/* search: up to F10_WORDS candidates or 20 s */
+	/* search: up to F10_WORDS candidates (hang guard: 5 x HANG_NS) */
 	busy = f10_spin_busy();
 	st0[0] = stat_get("spin_attempts");
 	st0[1] = stat_get("spin_stop_timeout");
@@ -2135,30 +2376,31 @@ TEST(cross_process_bucket_spinner_busy_f10)
 	st0[3] = stat_get("spin_stop_need_resched");
 	st0[4] = stat_get("spin_stop_owner_gone");
 	st0[5] = stat_get("err_etimedout");
-	end = now_ns(CLOCK_MONOTONIC) + 20000000000ull;
-	for (int i = 0; i < F10_WORDS && now_ns(CLOCK_MONOTONIC) < end; i++) {
-		int r = f10_probe(sh, &words[i], fds[2], &busy);
+	end = now_ns(CLOCK_MONOTONIC) + 5 * HANG_NS;
+	for (int i = 0; i < F10_WORDS && hit < 0 && now_ns(CLOCK_MONOTONIC) < end; i++) {
+		int r = F10_UNCLEAR;
 
 		searched++;
-		if (r == F10_REFUSED) {
-			hit = i;
-			break;
+		for (int t = 0; t < F10_TRIES && r == F10_UNCLEAR; t++) {
+			r = f10_probe(sh, &words[i], fds[2], &busy);
+			unclear += r == F10_UNCLEAR;
 		}
+		if (r == F10_REFUSED)
+			hit = i;
 		if (r == F10_SPUN && ctl < 0)
 			ctl = i;
-		if (r == F10_UNCLEAR)
-			unclear++;
 	}
 	TH_LOG("during the search: spin_attempts +%lld, stops: timeout +%lld owner_sleeping +%lld need_resched +%lld owner_gone +%lld; etimedout +%lld",
 	       stat_get("spin_attempts") - st0[0], stat_get("spin_stop_timeout") - st0[1],
 	       stat_get("spin_stop_owner_sleeping") - st0[2],
 	       stat_get("spin_stop_need_resched") - st0[3],
 	       stat_get("spin_stop_owner_gone") - st0[4], stat_get("err_etimedout") - st0[5]);
-	if (hit >= 0 && ctl >= 0) {
-		for (int i = 0; i < F10_ROUNDS; i++) {
-			res_hit[f10_probe(sh, &words[hit], fds[2], &busy)]++;
-			res_ctl[f10_probe(sh, &words[ctl], fds[2], &busy)]++;
-		}
+	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+	while (hit >= 0 && ctl >= 0 && now_ns(CLOCK_MONOTONIC) < end &&
+	       (res_hit[F10_SPUN] + res_hit[F10_REFUSED] < F10_CLEAR ||
+		res_ctl[F10_SPUN] + res_ctl[F10_REFUSED] < F10_CLEAR)) {
+		res_hit[f10_probe(sh, &words[hit], fds[2], &busy)]++;
+		res_ctl[f10_probe(sh, &words[ctl], fds[2], &busy)]++;
 	}
 
 	kill(pid, SIGKILL);
@@ -2172,18 +2414,20 @@ TEST(cross_process_bucket_spinner_busy_f10)
 
 	TH_LOG("search: %d candidate words probed (%d unclear), colliding word %d, control word %d",
 	       searched, unclear, hit, ctl);
-	TH_LOG("colliding word: refused %d, spun %d, unclear %d of %d probes",
-	       res_hit[F10_REFUSED], res_hit[F10_SPUN], res_hit[F10_UNCLEAR], F10_ROUNDS);
-	TH_LOG("control word:   refused %d, spun %d, unclear %d of %d probes",
-	       res_ctl[F10_REFUSED], res_ctl[F10_SPUN], res_ctl[F10_UNCLEAR], F10_ROUNDS);
+	TH_LOG("colliding word: refused %d, spun %d, unclear %d",
+	       res_hit[F10_REFUSED], res_hit[F10_SPUN], res_hit[F10_UNCLEAR]);
+	TH_LOG("control word:   refused %d, spun %d, unclear %d",
+	       res_ctl[F10_REFUSED], res_ctl[F10_SPUN], res_ctl[F10_UNCLEAR]);
 	/* today: some word of B shares A's bucket and is refused the slot */
 	ASSERT_LE(0, hit) {
 		TH_LOG("no word of B was refused spinning while A spun (F10 fixed?)");
 	}
 	ASSERT_LE(0, ctl);
-	EXPECT_GE(res_hit[F10_REFUSED] * 8, F10_ROUNDS);
+	/* enough clear probes: else only the hang guard ended the probing */
+	ASSERT_LE(F10_CLEAR, res_hit[F10_SPUN] + res_hit[F10_REFUSED]);
+	ASSERT_LE(F10_CLEAR, res_ctl[F10_SPUN] + res_ctl[F10_REFUSED]);
+	EXPECT_GT(res_hit[F10_REFUSED], res_hit[F10_SPUN]);
 	EXPECT_EQ(0, res_ctl[F10_REFUSED]);
-	EXPECT_GE(res_ctl[F10_SPUN] * 2, F10_ROUNDS);
 }
 
 TEST_HARNESS_MAIN
