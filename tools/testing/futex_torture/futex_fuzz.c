@@ -93,7 +93,7 @@ static struct {
 	uint64_t calls, seed;
 	int threads, hang_ms, verbose;
 	uint64_t drop;		/* errnos removed from the table (selftest) */
-} opt = { .duration = 10, .seed = 1, .threads = 4, .hang_ms = 3000 };
+} opt = { .duration = 10, .seed = 1, .threads = 4, .hang_ms = 30000 };
 
 /* shared fixtures */
 static long pagesz;
@@ -760,7 +760,7 @@ static void usage(FILE *f)
 		"  --threads N       fuzzing threads (default 4, max %d)\n"
 		"  --seed N          random seed (default 1); each thread's sequence is\n"
 		"                    reproducible, their interleaving is not\n"
-		"  --hang-ms MS      a call later than its timeout + MS is a hang (default 3000)\n"
+		"  --hang-ms MS      a call later than its timeout + MS is a hang (default 30000)\n"
 		"  --drop-errno NAME remove NAME (e.g. EDEADLK) from the table: checks the\n"
 		"                    checker, must FAIL (repeatable)\n"
 		"  --verbose\n"
