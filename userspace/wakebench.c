@@ -87,7 +87,8 @@ static void usage(FILE *f)
 "  -g, --group K     add the hybrid method: a futex word per K workers\n"
 "                    (repeatable; default 2..W-1 when W >= 3)\n"
 "  -b, --baseline M  method the ratios refer to and the A/A row (default futex-all)\n"
-"  --timeout-ms N    a worker not awake after N ms is a lost wake-up (default 5000)\n"
+"  --timeout-ms N    a worker not awake after N ms is a lost wake-up (default 60000:\n"
+"                    generous, so that only a hang fails a run)\n"
 "  --sched P         other, fifo or rr for main and workers\n"
 "  --pin             main on the first allowed CPU, worker i on the (i+1)-th\n"
 "  --quick           -r 5 -n 10\n"
@@ -796,7 +797,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct opts o = { .reps = 0, .runs = 0, .timeout_ms = 5000 };
+	static struct opts o = { .reps = 0, .runs = 0, .timeout_ms = 60000 };
 	const char *base = "futex-all";
 	bool quick = false, methods_given = false;
 	uint64_t v, v2;

@@ -3,7 +3,8 @@
 # What `make run` executes in the guest: kernel + probe, the RFC blocks of
 # `futex_lock -i N` and `futex_lock -a -i N` (256 threads as in the RFC,
 # RFC delays 1000/10000), the --compare table of every lock, and
-# `perf stat` per mode when a working perf exists.
+# `perf stat` per mode when a working perf exists, and the engine's own
+# cost per iteration against a bare loop (`overhead`).
 # Sizes (env): FL_RUN_ITER (first try of the RFC runs, default 20000; a run
 # shorter than FL_RUN_MIN_S (1 s) is redone with N scaled up, so each
 # printed block lasts >= 1 s); the tables are time-bounded so a slow mode
@@ -85,6 +86,12 @@ else
 		printf '%-17s %14s %14s %14s %10s %14s\n' "$m" "$tc" "$cs" "$mg" "$kr" "$cpk"
 	done
 fi
+# What the engine itself costs per iteration against a bare lock();unlock()
+# loop, as a figure with its interval and A/A row (a benchmark, not a test)
+echo
+echo "# overhead -r $CR     (futex_lock's engine at -t 1 -d 0 -w 0 against a bare loop)"
+"$REPO/userspace/build/overhead" -r "$CR" || rc=1
+
 echo
 echo "# compare.sh took $((SECONDS - t0)) s"
 exit $rc

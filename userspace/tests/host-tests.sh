@@ -31,17 +31,6 @@ req=
 "$B/test_locks" $req >"$TMP/tl.out" 2>&1
 fold_tap test_locks "$TMP/tl.out" $?
 
-# --- the engine takes no timestamps in its loop: natively, 1 thread and no
-# delays cost what a bare lock();unlock() loop costs (spin < waitwake < pi).
-# A best-of estimate on a shared host: up to 3 attempts in fresh processes
-# (the old engine, with its rdtsc pair, was 2-7x a bare loop every time).
-for try in 1 2 3; do
-	"$B/test_locks" --bare-loop >"$TMP/bare.out" 2>&1 && break
-	echo "# --bare-loop attempt $try failed: $(grep -c '^not ok' "$TMP/bare.out") checks"
-	false
-done
-fold_tap "test_locks --bare-loop" "$TMP/bare.out" $?
-
 # --- CLI: bad arguments exit 2 with the usage text ---
 bad() {
 	local out rc
@@ -84,6 +73,23 @@ bad -a -m pthread
 bad -i 10 --duration 1
 bad extra-arg
 bad -t
+
+# --- overhead (the engine against a bare loop): a benchmark that reports,
+# so only its interface is tested here, never its figures ---
+out=$("$B/overhead" --help); rc=$?
+check "overhead --help exits 0 with usage" test $rc -eq 0 -a -n "$(grep '^Usage: overhead' <<<"$out")"
+for a in "-r 1" "-i 0" "-m nosuchlock" "extra"; do
+	out=$("$B/overhead" $a 2>&1 >/dev/null); rc=$?
+	check "overhead bad args exit 2 with usage: $a" \
+		test $rc -eq 2 -a -n "$(grep '^Usage: overhead' <<<"$out")"
+done
+out=$("$B/overhead" -m spin -m waitwake -r 2 -i 1000 2>&1); rc=$?
+ovh_ok() {
+	[ $rc -eq 0 ] &&
+	grep -qE '^(spin|waitwake) +[0-9.]+ +[0-9.]+ +[0-9.]+ \[[0-9.]+-[0-9.]+\] +[0-9.]+ \[[0-9.]+-[0-9.]+\] +(within the A/A band|engine costs (more|less)|insufficient data)$' <<<"$out" &&
+	[ "$(grep -cE '^(spin|waitwake) ' <<<"$out")" = 2 ]
+}
+check "overhead -r 2: one row per mode, ratio and A/A with intervals, a reading" ovh_ok
 
 out=$("$FL" --help); rc=$?
 check "--help exits 0 and states the RFC default of 256 threads" \
@@ -161,15 +167,29 @@ PYTHONOPTIMIZE=1 "$PY" tests/json_vs_text.py "$TMP/i500.txt" "$TMP/i700.json" >/
 check "json_vs_text.py rejects text and JSON of different runs, even with PYTHONOPTIMIZE=1" \
 	test $rc -eq 1
 
-# --- kernel stats: a fake debugfs file whose values change during the run
-# (rewritten 0.5 s into a 1.5 s run), so the delta must really be computed ---
-printf 'lock_slow: 3\nspin_acquired: 40\n' >"$TMP/kstats"
-FUTEXLOCK_KSTATS=$TMP/kstats "$FL" -m spin --duration 1.5 -t 2 -d 10 -w 10 \
+# --- kernel stats: a fake debugfs file whose values change during the run.
+# The file is a FIFO, so each of the run's two readings (before and after)
+# waits for our write: the first gets the "before" values, the second the
+# changed ones, whatever the machine's speed (no sleep has to be long
+# enough).  Between the two writes we wait for the event itself: the run
+# has closed the FIFO after its first reading (/proc/PID/fd).
+fd_open() {	# PID PATH: PID has PATH open
+	local f
+	for f in /proc/"$1"/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "$2" ] && return 0
+	done
+	return 1
+}
+mkfifo "$TMP/kstats"
+FUTEXLOCK_KSTATS=$TMP/kstats timeout 120 "$FL" -m spin -i 20000 -t 2 -d 10 -w 10 \
 	--json-file "$TMP/ks.json" >"$TMP/ks.txt" 2>&1 &
 flpid=$!
-sleep 0.5
-printf 'lock_slow: 10\nspin_acquired: 40\nsleeps: 5\n' >"$TMP/kstats.new"
-mv "$TMP/kstats.new" "$TMP/kstats"
+printf 'lock_slow: 3\nspin_acquired: 40\n' | timeout 60 tee "$TMP/kstats" >/dev/null
+for _ in $(seq 6000); do	# up to ~60 s, only so that a hang fails
+	fd_open $flpid "$TMP/kstats" || break
+	sleep 0.01
+done
+printf 'lock_slow: 10\nspin_acquired: 40\nsleeps: 5\n' | timeout 60 tee "$TMP/kstats" >/dev/null
 wait $flpid
 check "kernel stats: deltas of changing values (7, 0, new counter 5) in text" \
 	grep -qx "kernel stats ($TMP/kstats, delta): lock_slow=7 spin_acquired=0 sleeps=5" "$TMP/ks.txt"
