@@ -32,9 +32,6 @@
 #define MAX_THREADS	4096u
 #define MAX_MODES	16
 #define MAX_INST	(MAX_MODES + 2)
-/* fewer pairs never decide: the bootstrap interval of a median of 2-4
- * values is just their range, far too narrow (seen: A/A 1.10-1.15) */
-#define MIN_VERDICT_PAIRS 5
 
 struct opts {
 	uint64_t iterations;
@@ -502,16 +499,7 @@ static FILE *jout;
 
 static void json_str(const char *s)
 {
-	fputc('"', jout);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(jout, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(jout, "\\u%04x", *s);
-		else
-			fputc(*s, jout);
-	}
-	fputc('"', jout);
+	fl_json_str(jout, s);
 }
 
 static void json_num(double v)
@@ -641,6 +629,11 @@ struct summary {
 struct compare {
 	struct inst inst[MAX_INST];
 	size_t ninst, base;		/* base: index of the baseline instance */
+	size_t aa;			/* index of the A/A control */
+	/* best median of the measured modes (A/A excluded), the runner-up
+	 * and their paired ratio (make matrix's "winner"); SIZE_MAX: none */
+	size_t win, second;
+	struct fl_ratio_ci win_ratio;
 	char base_note[160];
 	unsigned reps;			/* repetitions done */
 	uint64_t seed;
@@ -658,17 +651,19 @@ static void series(const struct compare *cmp, const struct run *runs,
 			v[runs[i].rep - 1] = runs[i].r.kiter_s;
 }
 
-static void summarize(const struct compare *cmpc, const struct run *runs,
+static void summarize(struct compare *cmpw, const struct run *runs,
 		      size_t nruns, struct summary *s)
 {
-	const struct compare *cmp = cmpc;
+	const struct compare *cmp = cmpw;
 	double *v = calloc(cmp->reps + 1, sizeof(*v));
 	double *x = calloc(cmp->reps + 1, sizeof(*x));
 	double *base = calloc(cmp->reps + 1, sizeof(*base));
+	double *aa = calloc(cmp->reps + 1, sizeof(*aa));
 
-	if (!v || !x || !base)
+	if (!v || !x || !base || !aa)
 		abort();
 	series(cmp, runs, nruns, cmp->base, base);
+	series(cmp, runs, nruns, cmp->aa, aa);
 	for (size_t k = 0; k < cmp->ninst; k++) {
 		uint64_t lc = 0, ls = 0, uc = 0, us = 0, it = 0, vcs = 0, ivcs = 0;
 		double cpu_s = 0, cv = 0;
@@ -710,12 +705,32 @@ static void summarize(const struct compare *cmpc, const struct run *runs,
 		s[k].thr_cv = cv / (double)s[k].n;
 		if (k != cmp->base) {
 			series(cmp, runs, nruns, k, x);
-			fl_ratio_ci(x, base, cmp->reps, &s[k].ratio);
-			if (s[k].ratio.verdict != FL_NO_DATA &&
-			    s[k].ratio.n < MIN_VERDICT_PAIRS)
-				s[k].ratio.verdict = FL_INDISTINGUISHABLE;
+			/* Kiter/s: higher is better; the A/A row is its own band */
+			fl_compare(x, base, k == cmp->aa ? x : aa, cmp->reps,
+				   FL_HIGHER_IS_BETTER, &s[k].ratio);
 		}
 	}
+	/* the winner: best against runner-up, judged against the A/A band */
+	cmpw->win = cmpw->second = SIZE_MAX;
+	for (size_t k = 0; k < cmp->ninst; k++) {
+		if (k == cmp->aa || !s[k].n)
+			continue;
+		if (cmpw->win == SIZE_MAX || s[k].median > s[cmpw->win].median) {
+			cmpw->second = cmpw->win;
+			cmpw->win = k;
+		} else if (cmpw->second == SIZE_MAX ||
+			   s[k].median > s[cmpw->second].median) {
+			cmpw->second = k;
+		}
+	}
+	memset(&cmpw->win_ratio, 0, sizeof(cmpw->win_ratio));
+	if (cmpw->second != SIZE_MAX) {
+		series(cmp, runs, nruns, cmpw->win, x);
+		series(cmp, runs, nruns, cmpw->second, v);
+		fl_ratio_ci(x, v, cmp->reps, &cmpw->win_ratio);
+		fl_decide(&cmpw->win_ratio, FL_HIGHER_IS_BETTER, &s[cmp->aa].ratio);
+	}
+	free(aa);
 	free(base);
 	free(x);
 	free(v);
@@ -810,15 +825,15 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	}
 	printf("ratio = median over %u repetitions of Kiter/s(mode) / Kiter/s(baseline) in the\n"
 	       "same repetition (order shuffled every repetition, seed %" PRIu64 "); 95%% CI: bootstrap of\n"
-	       "that median; verdict: faster/slower only if the CI excludes 1 (and >= %d pairs). The A/A row is\n"
-	       "the baseline run again as a separate instance: its interval is the noise floor.\n"
+	       "that median; verdict (Kiter/s: higher is better): faster/slower only with >= %d pairs and a CI\n"
+	       "that excludes 1 and is disjoint from the A/A row's CI, else indistinguishable or insufficient data.\n"
+	       "The A/A row is the baseline run again as a separate instance: its interval is the noise floor.\n"
 	       "vcs/ics per Kit: voluntary/involuntary context switches per 1000 iterations;\n"
 	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency\n",
-	       cmp->reps, cmp->seed, MIN_VERDICT_PAIRS);
-	if (ctl && ctl->ratio.verdict != FL_NO_DATA &&
-	    ctl->ratio.verdict != FL_INDISTINGUISHABLE)
+	       cmp->reps, cmp->seed, FL_MIN_VERDICT_PAIRS);
+	if (ctl && ctl->ratio.n >= 2 && !fl_aa_ok(&ctl->ratio))
 		printf("WARNING: the A/A control's interval excludes 1.0: the noise of this run is\n"
-		       "larger than its intervals say; do not trust the verdicts above\n");
+		       "larger than its intervals say; verdicts above are judged against that band\n");
 }
 
 /* Kernel counters (debugfs) per mode: mean delta per run, per 1000 iterations. */
@@ -876,7 +891,9 @@ static void json_begin(const struct opts *o, const struct compare *cmp)
 	int err, ok = fl_futex_lock_probe(&err);
 
 	uname(&u);
-	fprintf(jout, "{\n  \"tool\": \"futex_lock\",\n  \"kernel\": ");
+	fprintf(jout, "{\n  \"tool\": \"futex_lock\",\n  ");
+	fl_json_provenance(jout, cmp ? cmp->seed : 0);
+	fprintf(jout, ",\n  \"kernel\": ");
 	json_str(u.release);
 	fprintf(jout, ",\n  \"machine\": ");
 	json_str(u.machine);
@@ -952,7 +969,7 @@ static void json_summary(const struct compare *cmp)
 			if (k == cmp->base)
 				fprintf(jout, "1, \"ratio_lo\": 1, \"ratio_hi\": 1, \"pairs\": %u, \"verdict\": \"baseline\"",
 					cmp->reps);
-			else if (s[k].ratio.verdict == FL_NO_DATA)
+			else if (s[k].ratio.n < 2)
 				fprintf(jout, "null, \"ratio_lo\": null, \"ratio_hi\": null, \"pairs\": %zu, \"verdict\": null",
 					s[k].ratio.n);
 			else {
@@ -964,6 +981,11 @@ static void json_summary(const struct compare *cmp)
 				fprintf(jout, ", \"pairs\": %zu, \"verdict\": ", s[k].ratio.n);
 				json_str(fl_verdict_name(s[k].ratio.verdict));
 			}
+			fprintf(jout, ", \"better\": \"higher\", \"comparison\": ");
+			if (k == cmp->base)
+				fprintf(jout, "null");
+			else
+				fl_json_ci(jout, &s[k].ratio);
 			if (in->ops->counts_syscalls)
 				fprintf(jout, ",\n     \"lock_syscall_pct\": %.2f, \"unlock_syscall_pct\": %.2f",
 				       s[k].lock_pct, s[k].unlock_pct);
@@ -995,6 +1017,22 @@ static void json_summary(const struct compare *cmp)
 		fprintf(jout, "}%s\n", k + 1 < cmp->ninst ? "," : "");
 	}
 	fprintf(jout, "  ]");
+	/* the table's noise floor and the best mode against the runner-up */
+	fprintf(jout, ",\n  \"aa\": ");
+	fl_json_ci(jout, &s[cmp->aa].ratio);
+	fprintf(jout, ",\n  \"aa_ok\": %s,\n  \"winner\": ",
+		s[cmp->aa].ratio.n < 2 ? "null" : fl_aa_ok(&s[cmp->aa].ratio) ? "true" : "false");
+	if (cmp->second == SIZE_MAX) {
+		fprintf(jout, "null");
+	} else {
+		fprintf(jout, "{\"best\": ");
+		json_str(cmp->inst[cmp->win].label);
+		fprintf(jout, ", \"runner_up\": ");
+		json_str(cmp->inst[cmp->second].label);
+		fprintf(jout, ", \"comparison\": ");
+		fl_json_ci(jout, &cmp->win_ratio);
+		fprintf(jout, "}");
+	}
 }
 
 static void json_all(const struct opts *o, const struct compare *cmp,
@@ -1093,19 +1131,12 @@ static int run_single(const struct opts *o)
 	return status;
 }
 
-static uint64_t rng_next(uint64_t *s)
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 2685821657736338717ull;
-}
-
 static int run_compare(const struct opts *o)
 {
 	struct compare *cmp = calloc(1, sizeof(*cmp));
 	struct run *runs = NULL;
-	size_t nruns = 0, cap = 0, navail = 0, order[MAX_INST];
+	size_t nruns = 0, cap = 0, navail = 0;
+	unsigned order[MAX_INST];
 	uint64_t t0 = fl_now_ns(), rs;
 	int err, status = 0;
 
@@ -1165,6 +1196,7 @@ static int run_compare(const struct opts *o)
 			in->available = true;
 			in->is_control = true;
 			snprintf(in->label, sizeof(in->label), "%s (A/A)", b->name);
+			cmp->aa = cmp->ninst - 1;
 		}
 	}
 	cmp->seed = o->seed_set ? o->seed : (fl_now_ns() ^ ((uint64_t)getpid() << 32));
@@ -1184,13 +1216,8 @@ static int run_compare(const struct opts *o)
 		}
 		/* a new random order of the instances every repetition */
 		for (size_t k = 0; k < cmp->ninst; k++)
-			order[k] = k;
-		for (size_t k = cmp->ninst; k > 1; k--) {
-			size_t j = rng_next(&rs) % k, t = order[k - 1];
-
-			order[k - 1] = order[j];
-			order[j] = t;
-		}
+			order[k] = (unsigned)k;
+		fl_shuffle(order, cmp->ninst, &rs);
 		for (size_t q = 0; q < cmp->ninst; q++) {
 			const struct inst *in = &cmp->inst[order[q]];
 			struct fl_bench_cfg cfg;

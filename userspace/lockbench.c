@@ -34,6 +34,7 @@ struct opts {
 	enum fl_sched sched;
 	bool pin, json;
 	const char *json_file;	/* table to stdout, JSON here */
+	uint64_t seed;		/* of the run order (--seed, else time) */
 };
 
 static const char *const default_types[] = {
@@ -56,6 +57,7 @@ static void usage(FILE *f)
 "  --sched P         other, fifo or rr for the lock threads\n"
 "  --pin             thread i on the i-th allowed CPU\n"
 "  --quick           -l 2048 -r 10 (for tests and a first look)\n"
+"  --seed N          seed of the run order (default: time; printed)\n"
 "  --json            JSON instead of the table\n"
 "  --json-file F     the table to stdout and the JSON into F\n"
 "  -h, --help        this text\n"
@@ -63,7 +65,10 @@ static void usage(FILE *f)
 "futex_lock -m works), terrible_spinlock spinlock_amd spinlock\n"
 "ticket_spinlock (lib/spinlocks.c).  futex_lock and adaptive need the\n"
 "patched kernel; elsewhere they are reported unavailable.\n"
-"Exit: 0 ok, 1 a run failed (e.g. a lock did not exclude), 2 bad usage.\n");
+"Verdicts (JSON): lower is better for both ratios; see fl_decide() in\n"
+"lib/compare.c (>= 5 pairs, interval disjoint from 1 and from the A/A's).\n"
+"Exit: 0 ok, 1 a run failed (e.g. a lock did not exclude) or none of the\n"
+"-m types could run here, 2 bad usage.\n");
 }
 
 static void bad(const char *what, const char *arg)
@@ -314,10 +319,13 @@ static void report(const struct opts *o, int test, uint64_t reps,
 		for (unsigned i = 0; i < 4 && i < n; i++)
 			top[i] = srt[i];
 		free(srt);
-		fl_ratio_ci(c->dur_ms, base->dur_ms, reps, &dr);
-		fl_ratio_ci(c->longest, base->longest, reps, &lr);
+		/* durations and waits: lower is better; the A/A column is last */
+		fl_compare(c->dur_ms, base->dur_ms, cols[ncols - 1].dur_ms, reps,
+			   FL_LOWER_IS_BETTER, &dr);
+		fl_compare(c->longest, base->longest, cols[ncols - 1].longest, reps,
+			   FL_LOWER_IS_BETTER, &lr);
 		if (k == 0)
-			dr.verdict = lr.verdict = FL_NO_DATA;
+			dr.n = lr.n = 0;
 		if (!o->json) {
 			if (!c->available)
 				printf("%-22s unavailable\n", name);
@@ -359,8 +367,9 @@ static void report(const struct opts *o, int test, uint64_t reps,
 		printf("]}");
 	else
 		printf("ratios: median of per-repetition ratios to %s with a 95%% bootstrap "
-		       "interval; the A/A row is %s against itself (the noise floor)\n\n",
-		       base->ops->name, base->ops->name);
+		       "interval (lower is better);\nthe A/A row is %s against itself (the noise floor); "
+		       "seed %llu\n\n", base->ops->name, base->ops->name,
+		       (unsigned long long)o->seed);
 }
 
 static int run_test(const struct opts *o, int test, uint64_t reps,
@@ -369,7 +378,7 @@ static int run_test(const struct opts *o, int test, uint64_t reps,
 	unsigned ncols = o->ntypes + 1, *order;
 	struct col *cols = calloc(ncols, sizeof(*cols));
 	struct worker *ws = calloc(o->threads, sizeof(*ws));
-	uint64_t seed = 0x243f6a8885a308d3ull ^ (uint64_t)test;
+	uint64_t seed = o->seed ^ (uint64_t)test;
 	int ret = 0;
 
 	order = calloc(ncols, sizeof(*order));
@@ -438,12 +447,14 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 3 },
 		{ "json", no_argument, NULL, 4 },
 		{ "json-file", required_argument, NULL, 5 },
+		{ "seed", required_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .loops = 16384, .tests = TEST_WAIT | TEST_IDLE };
 	const char *base = "pthread";
-	bool quick = false, loops_set = false;
+	bool quick = false, loops_set = false, seed_set = false, none = false;
+	unsigned nreq;
 	uint64_t v, ns0 = fl_now_ns(), c0 = fl_cycles();
 	unsigned bi;
 	int c, ret = 0;
@@ -503,6 +514,11 @@ int main(int argc, char **argv)
 		case 5:
 			o.json_file = optarg;
 			break;
+		case 6:
+			if (fl_parse_u64(optarg, 0, UINT64_MAX, &o.seed))
+				bad("--seed", optarg);
+			seed_set = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -515,6 +531,13 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("argument", argv[optind]);
+	if (!seed_set)
+		o.seed = fl_now_ns() ^ ((uint64_t)getpid() << 32);
+	nreq = o.ntypes;
+	for (unsigned i = 0; i < o.ntypes; i++)
+		if (!fl_lock_available(o.types[i]))
+			nreq--;
+	none = o.ntypes && !nreq;	/* no -m type can run: say so, exit 1 */
 	o.base = fl_lock_find_any(base);
 	if (!o.base)
 		bad("--baseline", base);
@@ -558,7 +581,7 @@ int main(int argc, char **argv)
 	if (o.json || o.json_file) {
 		fl_json_begin();
 		printf("{");
-		fl_json_meta(stdout, "lockbench");
+		fl_json_meta(stdout, "lockbench", o.seed);
 		printf(", \"sched\": \"%s\", \"pin\": %s, \"baseline\": ",
 		       fl_sched_name(o.sched), o.pin ? "true" : "false");
 		fl_json_str(stdout, o.base->name);
@@ -574,6 +597,11 @@ int main(int argc, char **argv)
 		fl_json_begin();
 		printf("]}\n");
 		fl_json_end();
+	}
+	if (none) {
+		fprintf(stderr, "lockbench: none of the requested types can run here (%s)\n",
+			FL_NO_FUTEX_LOCK_MSG);
+		ret = 1;
 	}
 	return ret;
 }

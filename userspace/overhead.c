@@ -108,18 +108,19 @@ struct mode_res {
 	bool ran;
 };
 
-static bool overlaps(const struct fl_ratio_ci *a, const struct fl_ratio_ci *b)
-{
-	return a->lo <= b->hi && b->lo <= a->hi;
-}
-
+/* the verdict of lib/compare.c, in this tool's words (time: lower is better) */
 static const char *reading(const struct mode_res *m)
 {
-	if (m->eng.verdict == FL_NO_DATA || m->aa.verdict == FL_NO_DATA)
-		return "insufficient data";
-	if (overlaps(&m->eng, &m->aa))
+	switch (m->eng.verdict) {
+	case FL_SLOWER:
+		return "engine costs more";
+	case FL_FASTER:
+		return "engine costs less";
+	case FL_INDISTINGUISHABLE:
 		return "within the A/A band";
-	return m->eng.lo > m->aa.hi ? "engine costs more" : "engine costs less";
+	default:
+		return "insufficient data";
+	}
 }
 
 static void print_ci_json(const char *key, const struct fl_ratio_ci *r)
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
 	};
 	static const char *const defaults[] = { "spin", "waitwake", "pi" };
 	struct mode_res m[MAX_MODES];
-	uint64_t pairs = 1000000, reps = 10, seed = 1, v;
+	uint64_t pairs = 1000000, reps = 10, seed = 1, seed0, v;
 	unsigned nm = 0, *order;
 	bool json = false;
 	int c, rc = 0;
@@ -194,6 +195,7 @@ int main(int argc, char **argv)
 				abort();
 		}
 	}
+	seed0 = seed;
 	for (uint64_t r = 0; r < reps; r++) {
 		for (unsigned i = 0; i < nm * NCOLS; i++)
 			order[i] = i;
@@ -216,13 +218,15 @@ int main(int argc, char **argv)
 			continue;
 		}
 		/* times: engine / bare > 1 means the engine costs more */
-		fl_ratio_ci(m[i].v[COL_ENGINE], m[i].v[COL_BARE], reps, &m[i].eng);
-		fl_ratio_ci(m[i].v[COL_AA], m[i].v[COL_BARE], reps, &m[i].aa);
+		fl_compare(m[i].v[COL_ENGINE], m[i].v[COL_BARE], m[i].v[COL_AA], reps,
+			   FL_LOWER_IS_BETTER, &m[i].eng);
+		fl_compare(m[i].v[COL_AA], m[i].v[COL_BARE], m[i].v[COL_AA], reps,
+			   FL_LOWER_IS_BETTER, &m[i].aa);
 	}
 
 	if (json) {
 		printf("{");
-		fl_json_meta(stdout, "overhead");
+		fl_json_meta(stdout, "overhead", seed0);
 		printf(", \"pairs\": %" PRIu64 ", \"reps\": %" PRIu64 ", \"rows\": [",
 		       pairs, reps);
 		for (unsigned i = 0; i < nm; i++) {

@@ -79,7 +79,12 @@ static void usage(FILE *f)
 "  ring-2sem         bounded ring, free/filled semaphores, atomic indices\n"
 "                    (the write-up's \"future\" design, with per-slot sequence\n"
 "                    numbers: without them a slow reader's slot is overwritten)\n"
-"Exit: 0 ok, 1 a phase failed (lost or duplicated job, timeout), 2 bad usage.\n");
+"  --seed N          seed of the run order (default: time; printed)\n"
+"Verdicts (JSON): launch and prequeue lower is better, Mjobs/s higher is\n"
+"better (fl_decide() in lib/compare.c: >= 5 pairs, interval disjoint\n"
+"from 1 and from the A/A's).\n"
+"Exit: 0 ok, 1 a phase failed (lost or duplicated job, timeout) or none\n"
+"of the -Q queues could run here, 2 bad usage.\n");
 }
 
 static void bad(const char *what, const char *arg)
@@ -564,6 +569,7 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 6 },
 		{ "json", no_argument, NULL, 7 },
 		{ "json-file", required_argument, NULL, 8 },
+		{ "seed", required_argument, NULL, 9 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -574,11 +580,11 @@ int main(int argc, char **argv)
 	static struct opts o = { .work = 100, .ring = 1024, .timeout_ms = 10000,
 				 .prejobs = 512 };
 	const char *base = "cond-signal";
-	bool quick = false;
+	bool quick = false, seed_set = false;
 	uint64_t v;
-	unsigned ncols, *order;
+	unsigned ncols, *order, nreq, nreq_ran = 0;
 	struct stats *st;
-	uint64_t seed = 0x5851f42d4c957f2dull;
+	uint64_t seed = 0, seed0;
 	char b1[64], b2[64], b3[64];
 	int c, ret = 0;
 
@@ -642,6 +648,11 @@ int main(int argc, char **argv)
 		case 8:
 			o.json_file = optarg;
 			break;
+		case 9:
+			if (fl_parse_u64(optarg, 0, UINT64_MAX, &seed))
+				bad("--seed", optarg);
+			seed_set = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -654,15 +665,23 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		bad("argument", argv[optind]);
+	nreq = o.nq;		/* asked for with -Q */
 	if (!o.nq)
 		for (size_t i = 0; i < sizeof(defq) / sizeof(*defq); i++)
 			add_queue(&o, defq[i]);
+	if (!seed_set)
+		seed = fl_now_ns() ^ ((uint64_t)getpid() << 32);
+	seed0 = seed;
 	if (add_queue(&o, base))
 		bad("--baseline", base);
 	for (o.base = 0; strcmp(o.q[o.base].name, base); o.base++)
 		;
-	if (o.prejobs + o.workers > o.ring)
-		bad("--prequeued (must be <= ring - workers)", "");
+	if (o.prejobs + o.workers > o.ring) {
+		char pv[24];
+
+		snprintf(pv, sizeof(pv), "%llu", (unsigned long long)o.prejobs);
+		bad("--prequeued (must be <= ring - workers)", pv);
+	}
 	if (!o.reps)
 		o.reps = quick ? 5 : 20;
 	if (!o.launches)
@@ -697,6 +716,8 @@ int main(int argc, char **argv)
 			abort();
 		fl_hist_init(&st[k].launch_hist);
 		order[k] = k;
+		if (k < nreq && st[k].available)
+			nreq_ran++;
 	}
 	for (uint64_t rep = 0; rep < o.reps; rep++) {
 		fl_shuffle(order, ncols, &seed);
@@ -722,7 +743,7 @@ int main(int argc, char **argv)
 			fl_json_begin();
 	if (json) {
 			printf("{");
-			fl_json_meta(stdout, "queuebench");
+			fl_json_meta(stdout, "queuebench", seed0);
 			printf(", \"workers\": %u, \"reps\": %llu, \"launches\": %llu, \"jobs\": %llu"
 			       ", \"prequeued\": %llu, \"work\": %llu, \"sched\": \"%s\", \"pin\": %s"
 			       ", \"baseline\": ", o.workers, (unsigned long long)o.reps,
@@ -752,11 +773,15 @@ int main(int argc, char **argv)
 			char name[56];
 
 			snprintf(name, sizeof(name), "%s%s", d->name, k == o.nq ? " (A/A)" : "");
-			fl_ratio_ci(s->launch, bs->launch, o.reps, &lr);
-			fl_ratio_ci(s->tput, bs->tput, o.reps, &tr);
-			fl_ratio_ci(s->pre, bs->pre, o.reps, &pr);
+			/* the A/A column is o.nq */
+			fl_compare(s->launch, bs->launch, st[o.nq].launch, o.reps,
+				   FL_LOWER_IS_BETTER, &lr);
+			fl_compare(s->tput, bs->tput, st[o.nq].tput, o.reps,
+				   FL_HIGHER_IS_BETTER, &tr);
+			fl_compare(s->pre, bs->pre, st[o.nq].pre, o.reps,
+				   FL_LOWER_IS_BETTER, &pr);
 			if (k == o.base)
-				lr.verdict = tr.verdict = pr.verdict = FL_NO_DATA;
+				lr.n = tr.n = pr.n = 0;
 			if (!json) {
 				if (!s->available)
 					printf("%-22s unavailable\n", name);
@@ -796,7 +821,8 @@ int main(int argc, char **argv)
 		else
 			printf("ratios: median of per-repetition ratios to %s, 95%% bootstrap interval "
 			       "(launch and prequeue: < 1 is faster; Mjobs/s: > 1 is faster); the A/A "
-			       "row is %s against itself\n", base, base);
+			       "row is %s against itself; seed %llu\n", base, base,
+			       (unsigned long long)seed0);
 		if (pass == 1)
 			fl_json_end();
 	}
@@ -808,5 +834,10 @@ int main(int argc, char **argv)
 	}
 	free(st);
 	free(order);
+	if (nreq && !nreq_ran) {
+		fprintf(stderr, "queuebench: none of the requested queues can run here (%s)\n",
+			FL_NO_FUTEX_LOCK_MSG);
+		ret = 1;
+	}
 	return ret;
 }

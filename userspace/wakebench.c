@@ -72,6 +72,9 @@ struct opts {
 	enum fl_sched sched;
 	bool pin, json, lose_wakeup;
 	const char *json_file;	/* table to stdout, JSON here */
+	uint64_t seed;		/* of the run order (--seed, else time) */
+	unsigned nreq;		/* m[0..nreq) were asked for (-M, -g) */
+	unsigned nreq_ran;	/* of those, how many ran in some sweep */
 };
 
 static void usage(FILE *f)
@@ -92,6 +95,7 @@ static void usage(FILE *f)
 "  --sched P         other, fifo or rr for main and workers\n"
 "  --pin             main on the first allowed CPU, worker i on the (i+1)-th\n"
 "  --quick           -r 5 -n 10\n"
+"  --seed N          seed of the run order (default: time; printed)\n"
 "  --json            JSON instead of the table\n"
 "  --json-file F     the table to stdout and the JSON into F\n"
 "  -h, --help        this text\n"
@@ -102,7 +106,10 @@ static void usage(FILE *f)
 	fprintf(f, "  %-16s %s\n", "lock:NAME", "lock gate over a lib/locks.c lock (default pthread,\n"
 		"                   waitwake, futex_lock, adaptive, pi); each woken worker\n"
 		"                   unlocks at once, so wake-ups chain");
-	fprintf(f, "Exit: 0 ok, 1 a run failed (lost wake-up), 2 bad usage.\n");
+	fprintf(f, "Verdicts (JSON): lower is better for every ratio (fl_decide() in\n"
+		"lib/compare.c: >= 5 pairs, interval disjoint from 1 and the A/A's).\n"
+		"Exit: 0 ok, 1 a run failed (lost wake-up) or none of the -M/-g methods\n"
+		"could run here, 2 bad usage.\n");
 }
 
 static void bad(const char *what, const char *arg)
@@ -633,11 +640,11 @@ static bool method_available(const struct method *m, unsigned w)
 	return true;
 }
 
-static int run_sweep(const struct opts *o, unsigned w, bool first)
+static int run_sweep(struct opts *o, unsigned w, bool first)
 {
 	unsigned ncols = o->nm + 1, *order = calloc(ncols, sizeof(unsigned));
 	struct stats *st = calloc(ncols, sizeof(*st));
-	uint64_t reps = o->reps, seed = 0x9e3779b97f4a7c15ull + w;
+	uint64_t reps = o->reps, seed = o->seed + w;
 	int ret = 0;
 	char b1[64], b2[64];
 
@@ -658,6 +665,8 @@ static int run_sweep(const struct opts *o, unsigned w, bool first)
 		fl_hist_init(&st[k].hist);
 		order[k] = k;
 	}
+	for (unsigned k = 0; k < ncols && k < o->nreq; k++)
+		o->nreq_ran += st[k].available;
 	for (uint64_t rep = 0; rep < reps; rep++) {
 		fl_shuffle(order, ncols, &seed);
 		for (unsigned j = 0; j < ncols; j++) {
@@ -703,11 +712,15 @@ static int run_sweep(const struct opts *o, unsigned w, bool first)
 			double n = (double)s->nruns;
 
 			snprintf(name, sizeof(name), "%s%s", m->name, k == o->nm ? " (A/A)" : "");
-			fl_ratio_ci(s->mean, st[o->base].mean, reps, &mr);
-			fl_ratio_ci(s->last, st[o->base].last, reps, &lr);
-			fl_ratio_ci(s->trig, st[o->base].trig, reps, &tr);
+			/* times: lower is better; the A/A column is o->nm */
+			fl_compare(s->mean, st[o->base].mean, st[o->nm].mean, reps,
+				   FL_LOWER_IS_BETTER, &mr);
+			fl_compare(s->last, st[o->base].last, st[o->nm].last, reps,
+				   FL_LOWER_IS_BETTER, &lr);
+			fl_compare(s->trig, st[o->base].trig, st[o->nm].trig, reps,
+				   FL_LOWER_IS_BETTER, &tr);
 			if (k == o->base)
-				mr.verdict = lr.verdict = tr.verdict = FL_NO_DATA;
+				mr.n = lr.n = tr.n = 0;
 			if (!json) {
 				if (!s->available) {
 					printf("%-20s unavailable%s\n", name, m->kind == M_HYBRID ?
@@ -762,8 +775,9 @@ static int run_sweep(const struct opts *o, unsigned w, bool first)
 			printf("]}");
 		else
 			printf("ratios: median of per-repetition ratios of the mean (and last) wake time "
-			       "to %s, 95%% bootstrap interval; the A/A row is %s against itself\n\n",
-			       o->m[o->base].name, o->m[o->base].name);
+			       "to %s, 95%% bootstrap interval (lower is better);\nthe A/A row is %s "
+			       "against itself; seed %llu\n\n", o->m[o->base].name,
+			       o->m[o->base].name, (unsigned long long)o->seed);
 		if (pass == 1)
 			fl_json_end();
 	}
@@ -794,12 +808,13 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 4 },
 		{ "json", no_argument, NULL, 5 },
 		{ "json-file", required_argument, NULL, 6 },
+		{ "seed", required_argument, NULL, 7 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct opts o = { .reps = 0, .runs = 0, .timeout_ms = 60000 };
 	const char *base = "futex-all";
-	bool quick = false, methods_given = false;
+	bool quick = false, methods_given = false, seed_set = false;
 	uint64_t v, v2;
 	int c, ret = 0;
 
@@ -867,6 +882,11 @@ int main(int argc, char **argv)
 		case 6:
 			o.json_file = optarg;
 			break;
+		case 7:
+			if (fl_parse_u64(optarg, 0, UINT64_MAX, &o.seed))
+				bad("--seed", optarg);
+			seed_set = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -899,6 +919,9 @@ int main(int argc, char **argv)
 		if (add_method(&o, n))
 			bad("--group (too many methods)", n);
 	}
+	o.nreq = methods_given ? o.nm : 0;
+	if (!seed_set)
+		o.seed = fl_now_ns() ^ ((uint64_t)getpid() << 32);
 	if (add_method(&o, base))	/* the baseline is always measured */
 		bad("--baseline", base);
 	for (o.base = 0; strcmp(o.m[o.base].name, base); o.base++)
@@ -925,7 +948,7 @@ int main(int argc, char **argv)
 	if (o.json || o.json_file) {
 		fl_json_begin();
 		printf("{");
-		fl_json_meta(stdout, "wakebench");
+		fl_json_meta(stdout, "wakebench", o.seed);
 		printf(", \"sched\": \"%s\", \"pin\": %s, \"baseline\": ",
 		       fl_sched_name(o.sched), o.pin ? "true" : "false");
 		fl_json_str(stdout, base);
@@ -938,6 +961,10 @@ int main(int argc, char **argv)
 		fl_json_begin();
 		printf("]}\n");
 		fl_json_end();
+	}
+	if (o.nreq && !o.nreq_ran) {
+		fprintf(stderr, "wakebench: none of the requested methods can run here\n");
+		ret = 1;
 	}
 	return ret;
 }

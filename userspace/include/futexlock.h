@@ -202,28 +202,73 @@ double fl_spread_pct(const double *v, size_t n);
 double fl_quantile(const double *v, size_t n, double q);
 
 /*
- * Paired comparison of two modes measured in the same repetitions:
+ * The paired-comparison engine (lib/compare.c), one for every tool.
  * r[i] = x[i] / base[i] for every repetition i where both are > 0; the
  * figure is the median of r with a 95% percentile-bootstrap interval of
- * that median (FL_BOOT_RESAMPLES resamples, fixed seed: the same data
- * always gives the same interval).  verdict compares the interval with
- * 1.0: FL_FASTER when lo > 1, FL_SLOWER when hi < 1 (for "higher is
- * better" figures such as Kiter/s), else FL_INDISTINGUISHABLE.
+ * that median (FL_BOOT_RESAMPLES resamples of the pairs, the fixed seed
+ * FL_BOOT_SEED: the same data always give the same interval; quantiles
+ * of fl_quantile()).
+ * Every metric declares whether lower or higher is better.  The verdict:
+ *   FL_NO_DATA            fewer than 2 pairs ("-")
+ *   FL_INSUFFICIENT       fewer than FL_MIN_VERDICT_PAIRS pairs, in this row
+ *                         or in the table's A/A row ("insufficient data")
+ *   FL_FASTER / FL_SLOWER the interval excludes 1 AND is disjoint from the
+ *                         table's A/A interval; "faster" is the better side
+ *                         (a time 2.5x the baseline is "slower")
+ *   FL_INDISTINGUISHABLE  otherwise
  */
 #define FL_BOOT_RESAMPLES 2000
-enum fl_verdict { FL_NO_DATA, FL_INDISTINGUISHABLE, FL_FASTER, FL_SLOWER };
+#define FL_BOOT_SEED 0x9e3779b97f4a7c15ull
+/* a bootstrap of the median of 2-4 values is about their range: too
+ * narrow to decide anything (seen: A/A 1.10-1.15 from 3 pairs) */
+#define FL_MIN_VERDICT_PAIRS 5
+/* version of the JSON/CSV layout every tool writes (fl_json_provenance) */
+#define FL_SCHEMA_VERSION 2
+enum fl_better { FL_HIGHER_IS_BETTER, FL_LOWER_IS_BETTER };
+enum fl_verdict { FL_NO_DATA, FL_INSUFFICIENT, FL_INDISTINGUISHABLE,
+		  FL_FASTER, FL_SLOWER };
 struct fl_ratio_ci {
 	size_t n;		/* pairs used */
 	double median, lo, hi;	/* median ratio and its 95% interval */
+	enum fl_better better;
+	bool has_aa;		/* decided against an A/A band */
+	size_t aa_n;
+	double aa_median, aa_lo, aa_hi;
 	enum fl_verdict verdict;
 };
-/* Ratios of n pairs; returns 0, or -1 (r->verdict = FL_NO_DATA) if < 2 pairs. */
+/* the one PRNG (xorshift64*, a zero state is replaced) */
+uint64_t fl_rng_next(uint64_t *s);
+/* Fisher-Yates with fl_rng_next() */
+void fl_shuffle(unsigned *v, size_t n, uint64_t *seed);
+/* Interval of the ratios of n pairs; returns 0, or -1 (FL_NO_DATA) if < 2
+ * pairs.  The verdict is left FL_INDISTINGUISHABLE: use fl_decide(). */
 int fl_ratio_ci(const double *x, const double *base, size_t n,
 		struct fl_ratio_ci *r);
 /* Same for ratios already formed (r[i] > 0 used, others skipped). */
 int fl_median_ci(const double *ratios, size_t n, struct fl_ratio_ci *r);
-/* "faster", "slower", "indistinguishable" or "-" */
+/* The verdict of r with the A/A band aa (NULL: the A/A row itself, or no
+ * A/A: compared with 1 only).  Records the direction and the band in r. */
+void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
+	       const struct fl_ratio_ci *aa);
+/* fl_ratio_ci(x, base) + fl_decide() against the band of aa / base; aa is
+ * the A/A column's series (aa == x: this is the A/A row; NULL: none). */
+int fl_compare(const double *x, const double *base, const double *aa,
+	       size_t n, enum fl_better better, struct fl_ratio_ci *r);
+/* the A/A interval contains 1 */
+bool fl_aa_ok(const struct fl_ratio_ci *aa);
+/* "faster", "slower", "indistinguishable", "insufficient data" or "-" */
 const char *fl_verdict_name(enum fl_verdict v);
+const char *fl_better_name(enum fl_better b);	/* "lower" / "higher" */
+/* git describe of the build (-DFL_GIT_COMMIT), else "unknown" */
+const char *fl_git_commit(void);
+void fl_json_str(FILE *f, const char *s);
+/* {n, median, lo, hi, better, aa{..}, aa_ok, min_pairs, insufficient,
+ * verdict}, or null with fewer than 2 pairs */
+void fl_json_ci(FILE *f, const struct fl_ratio_ci *r);
+/* "1.02 [0.98,1.05]" or "-" */
+const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len);
+/* "schema_version": .., "git_commit": .., "seed": .., "min_pairs": .. */
+void fl_json_provenance(FILE *f, uint64_t seed);
 
 /*
  * Log-bucket latency histogram (nanoseconds): 8 sub-buckets per power of
@@ -340,7 +385,6 @@ unsigned fl_online_cpus(void);
  * (priority min + prio for fifo/rr); 0, else an errno and err[] */
 int fl_thread_setup(unsigned idx, bool pin, enum fl_sched sched, int prio,
 		    char *err, size_t errlen);
-void fl_shuffle(unsigned *v, size_t n, uint64_t *seed);
 /*
  * The pause of a polling loop of the main thread: a 20 us sleep, never a
  * sched_yield(), which under SCHED_FIFO would not let a lower-priority
@@ -351,12 +395,9 @@ void fl_poll_pause(void);
 int fl_task_state(pid_t tid);
 /* 0 once every tid sleeps (S or D), -1 after timeout_ns */
 int fl_wait_asleep(const pid_t *tids, unsigned n, uint64_t timeout_ns);
-void fl_json_str(FILE *f, const char *s);
-void fl_json_ci(FILE *f, const struct fl_ratio_ci *r);	/* null if no data */
-/* "1.02 [0.98,1.05]" or "-" */
-const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len);
-/* "tool": ..., "meta": {cpu, ncpus, kernel, futex_lock} (no braces) */
-void fl_json_meta(FILE *f, const char *tool);
+/* "tool": ..., fl_json_provenance(seed), "meta": {cpu, ncpus, kernel,
+ * futex_lock} (no braces) */
+void fl_json_meta(FILE *f, const char *tool, uint64_t seed);
 /* --json-file PATH: truncate it; between begin and end stdout appends to it */
 int fl_json_file_open(const char *path);
 void fl_json_begin(void);

@@ -82,25 +82,6 @@ int fl_thread_setup(unsigned idx, bool pin, enum fl_sched sched, int prio,
 	return 0;
 }
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-void fl_shuffle(unsigned *v, size_t n, uint64_t *seed)
-{
-	for (size_t i = n; i > 1; i--) {
-		size_t j = xorshift(seed) % i;
-		unsigned t = v[i - 1];
-
-		v[i - 1] = v[j];
-		v[j] = t;
-	}
-}
-
 void fl_poll_pause(void)
 {
 	struct timespec ts = { 0, 20000 };
@@ -145,40 +126,7 @@ int fl_wait_asleep(const pid_t *tids, unsigned n, uint64_t timeout_ns)
 	return 0;
 }
 
-void fl_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
-void fl_json_ci(FILE *f, const struct fl_ratio_ci *r)
-{
-	if (r->verdict == FL_NO_DATA) {
-		fprintf(f, "null");
-		return;
-	}
-	fprintf(f, "{\"n\": %zu, \"median\": %.4f, \"lo\": %.4f, \"hi\": %.4f, \"verdict\": \"%s\"}",
-		r->n, r->median, r->lo, r->hi, fl_verdict_name(r->verdict));
-}
-
-const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len)
-{
-	if (r->verdict == FL_NO_DATA)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%.2f [%.2f,%.2f]", r->median, r->lo, r->hi);
-	return buf;
-}
-
-void fl_json_meta(FILE *f, const char *tool)
+void fl_json_meta(FILE *f, const char *tool, uint64_t seed)
 {
 	char host[128] = "?", cpu[160] = "?", line[256];
 	FILE *c = fopen("/proc/cpuinfo", "r");
@@ -207,6 +155,8 @@ void fl_json_meta(FILE *f, const char *tool)
 	gethostname(host, sizeof(host) - 1);
 	fprintf(f, "\"tool\": ");
 	fl_json_str(f, tool);
+	fprintf(f, ", ");
+	fl_json_provenance(f, seed);
 	fprintf(f, ", \"meta\": {\"cpu\": ");
 	fl_json_str(f, cpu);
 	fprintf(f, ", \"ncpus\": %u, \"kernel\": ", fl_online_cpus());

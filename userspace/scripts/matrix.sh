@@ -8,7 +8,11 @@
 #   matrix-<label>.csv   one row per cell x mode: median Kiter/s, ratio to
 #                        the baseline with its 95% interval and verdict, and
 #                        whether the mode is the cell's *separated* winner
-#                        (paired ratio to the runner-up with an interval > 1)
+#                        (paired ratio to the runner-up "faster" by futex_lock's
+#                        comparison engine, lib/compare.c: interval above 1
+#                        and above the cell's A/A band, >= 5 pairs), the
+#                        cell's A/A interval, aa_ok, insufficient, schema
+#                        version, git commit and seed
 #   matrix-<label>.json  machine description + the full futex_lock JSON per cell
 # Env: FL_MATRIX_LABEL (default vm-<kernel>-smp<ncpus> or host-...),
 #      FL_MATRIX_THREADS ("2 8 256"), FL_MATRIX_HOLD ("0 1000"),
@@ -92,41 +96,16 @@ meta = {"label": label, "environment": env, "cpu": cpu, "ncpus": int(ncpu),
         "kernel": platform.release(), "duration_s": float(dur),
         "repeat": int(rep), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 json.dump({"meta": meta, "cells": cells}, open(base + ".json", "w"), indent=1)
-import random
-
-
-def median(v):
-    v = sorted(v)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
-def boot_ci(r, resamples=2000):
-    """95% percentile bootstrap of the median (as lib/stats.c, own seed)."""
-    rnd = random.Random(12345)
-    meds = sorted(median([rnd.choice(r) for _ in r]) for _ in range(resamples))
-    return meds[int(0.025 * (resamples - 1))], meds[int(0.975 * (resamples - 1))]
 
 
 def separated_winner(cell):
-    """best median of the measured modes (A/A row excluded) and its paired
-    ratio to the runner-up; separated if that interval lies above 1."""
-    j = cell["result"]
-    ok = [m for m in j.get("summary", []) if m.get("runs") and not m["control"]]
-    if len(ok) < 2:
-        return None, None, None, None
-    ok.sort(key=lambda m: -m["median_kiter_s"])
-    best, second = ok[0]["instance"], ok[1]["instance"]
-    per = {}
-    for r in j["runs"]:
-        if r["ok"]:
-            per.setdefault(r["rep"], {})[r["instance"]] = r["kiter_s"]
-    ratios = [d[best] / d[second] for d in per.values()
-              if d.get(best, 0) > 0 and d.get(second, 0) > 0]
-    if len(ratios) < 5:
-        return best, second, None, None
-    lo, hi = boot_ci(ratios)
-    return best, second, median(ratios), (lo, hi)
+    """the best mode, the runner-up and their paired ratio, as futex_lock's
+    comparison engine (lib/compare.c) judged it against the cell's A/A band;
+    separated only with a verdict of "faster"."""
+    w = cell["result"].get("winner")
+    if not w:
+        return None, None, None
+    return w["best"], w["runner_up"], w.get("comparison")
 
 
 cols = ["label", "kernel", "threads", "hold_loops", "outside_loops", "mode",
@@ -136,14 +115,18 @@ cols = ["label", "kernel", "threads", "hold_loops", "outside_loops", "mode",
         "lock_syscall_pct", "unlock_syscall_pct", "kiter_per_cpu_s",
         "cpu_s_per_kiter", "voluntary_ctxsw_per_kiter",
         "involuntary_ctxsw_per_kiter", "latency_p50_us", "latency_p99_us",
-        "thread_cv_pct", "winner", "runner_up", "win_ratio", "win_lo", "win_hi"]
+        "thread_cv_pct", "winner", "runner_up", "win_ratio", "win_lo", "win_hi",
+        "win_verdict", "better", "aa_ratio", "aa_lo", "aa_hi", "aa_ok",
+        "insufficient", "min_pairs", "schema_version", "git_commit", "seed"]
 with open(base + ".csv", "w", newline="") as fh:
     wr = csv.writer(fh)
     wr.writerow(cols)
     for c in cells:
         s = c["result"].get("summary", [])
-        best, second, wr_med, wr_ci = separated_winner(c)
-        sep = wr_ci is not None and wr_ci[0] > 1.0
+        best, second, wc = separated_winner(c)
+        sep = wc is not None and wc.get("verdict") == "faster"
+        r = c["result"]
+        aa = r.get("aa") or {}
         for m in s:
             is_best = m["instance"] == best
             row = {"label": label, "kernel": meta["kernel"], "threads": c["threads"],
@@ -153,10 +136,18 @@ with open(base + ".csv", "w", newline="") as fh:
                    # 1: separated winner; "tie": best median, not separated
                    "winner": (1 if sep else "tie") if is_best else 0,
                    "runner_up": second if is_best else "",
-                   "win_ratio": "", "win_lo": "", "win_hi": ""}
-            if is_best and wr_ci is not None:
-                row["win_ratio"], row["win_lo"], row["win_hi"] = (
-                    round(wr_med, 4), round(wr_ci[0], 4), round(wr_ci[1], 4))
+                   "win_ratio": "", "win_lo": "", "win_hi": "", "win_verdict": "",
+                   # the cell's A/A band and the engine's flags (lib/compare.c)
+                   "better": "higher", "aa_ratio": aa.get("median", ""),
+                   "aa_lo": aa.get("lo", ""), "aa_hi": aa.get("hi", ""),
+                   "aa_ok": "" if r.get("aa_ok") is None else int(r["aa_ok"]),
+                   "insufficient": int(bool((m.get("comparison") or {}).get("insufficient"))),
+                   "min_pairs": r.get("min_pairs", ""),
+                   "schema_version": r.get("schema_version", ""),
+                   "git_commit": r.get("git_commit", ""), "seed": r.get("seed", "")}
+            if is_best and wc:
+                row["win_ratio"], row["win_lo"], row["win_hi"], row["win_verdict"] = (
+                    wc["median"], wc["lo"], wc["hi"], wc["verdict"])
             for k in cols:
                 if k not in row:
                     v = m.get(k)

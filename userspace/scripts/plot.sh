@@ -5,7 +5,8 @@
 #   matrix-<label>-winner.svg/.png    which lock wins where (threads x hold,
 #                                     one panel per outside-loop value); only
 #                                     separated winners (paired ratio to the
-#                                     runner-up with a 95% interval > 1) are
+#                                     runner-up "faster": 95% interval above
+#                                     1 and the A/A band, lib/compare.c) are
 #                                     coloured, other cells say "no winner"
 #   matrix-<label>-curves.svg/.png       Kiter/s vs threads, one line per lock,
 #                                     one panel per (hold, outside)
@@ -93,7 +94,7 @@ for term, ext in (("svg size 1100,%d dynamic font 'sans,11'", "svg"),
                   ("pngcairo size 1100,%d font 'sans,10'", "png")):
     P("set terminal " + term % (430 * len(ws)))
     P('set output "%s-winner.%s"' % (base, ext))
-    P('set multiplot layout %d,1 title "Which lock wins where: only winners whose paired ratio to the runner-up has a 95%% interval above 1 (grey: no separated winner)\\n%s"' % (len(ws), env))
+    P('set multiplot layout %d,1 title "Which lock wins where: only winners whose paired ratio to the runner-up has a 95%% interval above 1 and above the A/A band (grey: no separated winner)\\n%s"' % (len(ws), env))
     axes()
     P('unset key')
     for w in ws:

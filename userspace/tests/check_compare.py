@@ -38,14 +38,30 @@ def main():
             continue
         need(m["pairs"] == rep, name, "pairs", m["pairs"])
         need(m["ratio_lo"] <= m["ratio"] <= m["ratio_hi"], name, "ratio outside its CI")
-        want = ("faster" if m["ratio_lo"] > 1 else "slower" if m["ratio_hi"] < 1
+        # Kiter/s: higher is better; a verdict only with >= 5 pairs here
+        # and in the A/A row, and an interval clear of 1 and of the A/A band
+        c = m.get("comparison") or {}
+        need(c.get("better") == "higher", name, "better", c.get("better"))
+        aa = j.get("aa") or {}
+        if m["control"]:
+            up = down = 1.0
+        else:
+            need(c.get("aa") == {k: aa.get(k) for k in ("n", "median", "lo", "hi")},
+                 name, "A/A band", c.get("aa"), "!=", aa)
+            up, down = max(1.0, aa.get("hi", 1.0)), min(1.0, aa.get("lo", 1.0))
+        want = ("faster" if m["ratio_lo"] > up else "slower" if m["ratio_hi"] < down
                 else "indistinguishable")
-        if m["pairs"] < 5:  # too few pairs never decide
-            want = "indistinguishable"
+        if m["pairs"] < 5 or (not m["control"] and aa.get("n", 0) < 5):
+            want = "insufficient data"
         need(m["verdict"] == want, name, "verdict", m["verdict"], "!=", want)
+        need(c.get("insufficient") == (want == "insufficient data"), name, "insufficient flag")
         for k in ("voluntary_ctxsw_per_kiter", "involuntary_ctxsw_per_kiter",
                   "cpu_s_per_kiter"):
             need(isinstance(m.get(k), (int, float)), name, k, "missing")
+    need(j.get("schema_version") == 2 and isinstance(j.get("git_commit"), str)
+         and j["git_commit"] and isinstance(j.get("seed"), int), "provenance",
+         j.get("schema_version"), j.get("git_commit"), j.get("seed"))
+    need(isinstance(j.get("aa_ok"), bool), "aa_ok flag", j.get("aa_ok"))
     runs = j["runs"]
     navail = sum(1 for m in s if m["available"])
     need(len(runs) == rep * navail, "runs", len(runs), "!=", rep * navail)
