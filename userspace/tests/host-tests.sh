@@ -31,6 +31,10 @@ req=
 "$B/test_locks" $req >"$TMP/tl.out" 2>&1
 fold_tap test_locks "$TMP/tl.out" $?
 
+# --- the comparison engine on synthetic data (direction, A/A band, pairs) ---
+"$B/test_compare" >"$TMP/tc.out" 2>&1
+fold_tap test_compare "$TMP/tc.out" $?
+
 # --- CLI: bad arguments exit 2 with the usage text ---
 bad() {
 	local out rc
