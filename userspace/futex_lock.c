@@ -473,6 +473,9 @@ static void print_text(const struct opts *o, const struct run *run)
 	       r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0.0);
 	printf("mutual exclusion: %s (protected counter %" PRIu64 ")\n",
 	       r->mutex_ok ? "ok" : "VIOLATED", r->protected_counter);
+	if (r->overlaps)
+		printf("mutual exclusion: %" PRIu64 " entries found another thread inside\n",
+		       r->overlaps);
 	if (r->kstats.n >= 0) {
 		printf("kernel stats (%s, delta):", fl_kstats_path());
 		for (int i = 0; i < r->kstats.n; i++)
@@ -600,8 +603,9 @@ static void json_run(const struct opts *o, const struct run *run,
 	json_num(r->thr_mean);
 	fprintf(jout, ", \"stddev\": ");
 	json_num(r->thr_stddev);
-	fprintf(jout, "},\n%s \"protected_counter\": %" PRIu64 ", \"mutex_ok\": %s",
-	       ind, r->protected_counter, r->mutex_ok ? "true" : "false");
+	fprintf(jout, "},\n%s \"protected_counter\": %" PRIu64 ", \"overlaps\": %" PRIu64
+		", \"mutex_ok\": %s", ind, r->protected_counter, r->overlaps,
+		r->mutex_ok ? "true" : "false");
 	fprintf(jout, ",\n%s \"kernel_stats\": ", ind);
 	if (r->kstats.n < 0) {
 		fprintf(jout, "null");

@@ -345,7 +345,11 @@ struct fl_bench_result {
 	uint64_t thr_min, thr_max;	/* per-thread iterations */
 	double thr_mean, thr_stddev;
 	uint64_t protected_counter;	/* incremented inside the lock */
-	bool mutex_ok;			/* protected_counter == iterations */
+	/* entries into the critical section that found another owner in it
+	 * (the owner flag, set by atomic exchange on entry, cleared on exit) */
+	uint64_t overlaps;
+	/* protected_counter == iterations and overlaps == 0 */
+	bool mutex_ok;
 	struct fl_kstats kstats;	/* deltas; n = -1 if not readable */
 	char error[160];		/* non-empty: the run failed */
 	bool setup_failed;		/* error[] is a set-up error, nothing ran */

@@ -200,6 +200,14 @@ check "kernel stats: deltas of changing values (7, 0, new counter 5) in text" \
 check "kernel stats: JSON equals text" \
 	"$PY" tests/json_vs_text.py "$TMP/ks.txt" "$TMP/ks.json" 1 -
 
+# --- negative control: the engine's exclusion check catches a lock that
+# excludes nobody at -d 0 (the owner flag, lib/bench.c).  Time-bounded, so
+# the two threads certainly run at the same time; exit 3 = VIOLATED ---
+out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 "$FL" -m test-broken -t 2 --duration 0.2 -d 0 -w 0 2>&1); rc=$?
+check "futex_lock -m test-broken -d 0 -w 0 (a lock that excludes nobody): VIOLATED, exit 3 (rc=$rc)" \
+	eval '[ $rc -eq 3 ] && grep -q "^mutual exclusion: VIOLATED" <<<"$out" &&
+	      grep -q "entries found another thread inside" <<<"$out"'
+
 # --- --compare: paired, shuffled, A/A control, interval and verdict ---
 "$FL" --compare -r 5 -i 400 -t 2 -d 10 -w 10 --seed 7 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
 "$PY" tests/check_compare.py "$TMP/cmp.json" "$have_fl" 5 400 >"$TMP/cmp.out"; rc=$?
