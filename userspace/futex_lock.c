@@ -401,21 +401,31 @@ static void print_sys(const char *what, const struct fl_lock_ops *ops,
 		printf("%s syscalls: n/a\n", what);
 }
 
-static void print_latency(const struct opts *o, const struct fl_hist *h)
+static void print_latency(const struct opts *o, const struct fl_bench_result *r)
 {
+	const struct fl_hist *h = &r->lat;
+
 	if (!o->latency_every || !h->count) {
 		printf("acquire latency: not sampled (%s)\n", o->latency_every ?
 		       "fewer acquires than --latency-every" : "--latency-every 0");
 		return;
 	}
+	/* the sample count stands beside the percentiles; a p99 from fewer
+	 * than 100 samples (p99.9: 1000) is only the largest few of them */
 	printf("acquire latency (every %u%s acquire, %" PRIu64 " samples): "
-	       "p50 %.3f us, p90 %.3f us, p99 %.3f us, p99.9 %.3f us, max %.3f us\n",
+	       "p50 %.3f us, p90 %.3f us, p99 %.3f us, p99.9 %.3f us, max %.3f us%s\n",
 	       o->latency_every, o->latency_every == 1 ? "st" : "th", h->count,
 	       (double)fl_hist_quantile(h, 0.5) / 1e3,
 	       (double)fl_hist_quantile(h, 0.9) / 1e3,
 	       (double)fl_hist_quantile(h, 0.99) / 1e3,
 	       (double)fl_hist_quantile(h, 0.999) / 1e3,
-	       (double)h->max_ns / 1e3);
+	       (double)h->max_ns / 1e3,
+	       h->count < 100 ? " (< 100 samples: p99 and p99.9 are not percentiles)" :
+	       h->count < 1000 ? " (< 1000 samples: p99.9 is not a percentile)" : "");
+	printf("per-thread worst sampled wait: min %.3f us, median %.3f us, max %.3f us "
+	       "(%u of %u threads sampled, random phase per thread)\n",
+	       r->thr_worst_min_us, r->thr_worst_med_us, r->thr_worst_max_us,
+	       r->lat_threads, o->threads);
 }
 
 static void print_text(const struct opts *o, const struct run *run)
@@ -466,7 +476,7 @@ static void print_text(const struct opts *o, const struct run *run)
 	       "involuntary %" PRIu64 " (%.2f per 1000 iterations)\n",
 	       r->nvcsw, per_kiter(r->nvcsw, r->iterations), r->nivcsw,
 	       per_kiter(r->nivcsw, r->iterations));
-	print_latency(o, &r->lat);
+	print_latency(o, r);
 	printf("per-thread iterations: min %" PRIu64 " max %" PRIu64
 	       " mean %.1f stddev %.1f (cv %.1f%%)\n", r->thr_min, r->thr_max,
 	       r->thr_mean, r->thr_stddev,
@@ -527,8 +537,10 @@ static void json_calls(const char *ind, const char *op, uint64_t calls,
 			op, op);
 }
 
-static void json_latency(const struct opts *o, const struct fl_hist *h)
+static void json_latency(const struct opts *o, const struct fl_bench_result *r)
 {
+	const struct fl_hist *h = &r->lat;
+
 	if (!o->latency_every || !h->count) {
 		fprintf(jout, "null");
 		return;
@@ -546,7 +558,14 @@ static void json_latency(const struct opts *o, const struct fl_hist *h)
 	json_num((double)h->max_ns / 1e3);
 	fprintf(jout, ", \"mean_us\": ");
 	json_num((double)h->sum_ns / 1e3 / (double)h->count);
-	fprintf(jout, "}");
+	fprintf(jout, ", \"threads_sampled\": %u, \"thread_worst_us\": {\"min\": ",
+		r->lat_threads);
+	json_num(r->thr_worst_min_us);
+	fprintf(jout, ", \"median\": ");
+	json_num(r->thr_worst_med_us);
+	fprintf(jout, ", \"max\": ");
+	json_num(r->thr_worst_max_us);
+	fprintf(jout, "}}");
 }
 
 static void json_run(const struct opts *o, const struct run *run,
@@ -593,7 +612,7 @@ static void json_run(const struct opts *o, const struct run *run,
 	fprintf(jout, ", \"involuntary_ctxsw_per_kiter\": ");
 	json_num(per_kiter(r->nivcsw, r->iterations));
 	fprintf(jout, ",\n%s \"latency\": ", ind);
-	json_latency(o, &r->lat);
+	json_latency(o, r);
 	fprintf(jout, ", \"longest_wait_us\": ");
 	json_num(r->longest_wait_us);
 	fprintf(jout, ", \"mean_wait_us\": ");
@@ -772,10 +791,10 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	       o->wait, cmp->reps, o->pin ? "yes" : "no", o->sched_name,
 	       o->shared ? " shared" : "", o->multi ? " multi" : "", u.release);
 	printf("baseline: %s%s\n", cmp->inst[cmp->base].label, cmp->base_note);
-	printf("%-22s %10s %6s %-13s %-17s %9s %11s %7s %7s %10s %8s %8s %7s\n",
+	printf("%-22s %10s %6s %-13s %-17s %9s %11s %7s %7s %10s %8s %8s %7s %7s\n",
 	       "mode", "Kiter/s", "ratio", "95% CI", "verdict", "lock-sys%",
 	       "unlock-sys%", "vcs/Kit", "ics/Kit", "CPUms/Kit", "p50-us",
-	       "p99-us", "thr-cv%");
+	       "p99-us", "lat-n", "thr-cv%");
 	for (size_t k = 0; k < cmp->ninst; k++) {
 		const struct inst *in = &cmp->inst[k];
 		char ratio[16], ci[32], lp[16], up[16], p50[16], p99[16];
@@ -814,16 +833,19 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 		if (s[k].lat.count) {
 			snprintf(p50, sizeof(p50), "%.2f",
 				 (double)fl_hist_quantile(&s[k].lat, 0.5) / 1e3);
-			snprintf(p99, sizeof(p99), "%.2f",
-				 (double)fl_hist_quantile(&s[k].lat, 0.99) / 1e3);
+			if (s[k].lat.count >= 100)
+				snprintf(p99, sizeof(p99), "%.2f",
+					 (double)fl_hist_quantile(&s[k].lat, 0.99) / 1e3);
+			else
+				snprintf(p99, sizeof(p99), "-");
 		} else {
 			snprintf(p50, sizeof(p50), "-");
 			snprintf(p99, sizeof(p99), "-");
 		}
-		printf("%10.2f %6s %-13s %-17s %9s %11s %7.2f %7.2f %10.4f %8s %8s %7.1f\n",
+		printf("%10.2f %6s %-13s %-17s %9s %11s %7.2f %7.2f %10.4f %8s %8s %7" PRIu64 " %7.1f\n",
 		       s[k].median, ratio, ci, verdict, lp, up, s[k].vcs,
 		       s[k].ivcs, 1000.0 * s[k].cpu_per_kiter, p50, p99,
-		       s[k].thr_cv);
+		       s[k].lat.count, s[k].thr_cv);
 		if (in->is_control)
 			ctl = &s[k];
 	}
@@ -833,7 +855,8 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	       "that excludes 1 and is disjoint from the A/A row's CI, else indistinguishable or insufficient data.\n"
 	       "The A/A row is the baseline run again as a separate instance: its interval is the noise floor.\n"
 	       "vcs/ics per Kit: voluntary/involuntary context switches per 1000 iterations;\n"
-	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency\n",
+	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency (random phase per\n"
+	       "thread) over all repetitions, lat-n samples (p99 is '-' below 100 samples)\n",
 	       cmp->reps, cmp->seed, FL_MIN_VERDICT_PAIRS);
 	if (ctl && ctl->ratio.n >= 2 && !fl_aa_ok(&ctl->ratio))
 		printf("WARNING: the A/A control's interval excludes 1.0: the noise of this run is\n"
@@ -1003,7 +1026,8 @@ static void json_summary(const struct compare *cmp)
 			json_num(s[k].vcs);
 			fprintf(jout, ", \"involuntary_ctxsw_per_kiter\": ");
 			json_num(s[k].ivcs);
-			fprintf(jout, ",\n     \"latency_p50_us\": ");
+			fprintf(jout, ",\n     \"latency_samples\": %" PRIu64 ", \"latency_p50_us\": ",
+				s[k].lat.count);
 			json_num(s[k].lat.count ? (double)fl_hist_quantile(&s[k].lat, 0.5) / 1e3 : -1e301);
 			fprintf(jout, ", \"latency_p90_us\": ");
 			json_num(s[k].lat.count ? (double)fl_hist_quantile(&s[k].lat, 0.9) / 1e3 : -1e301);

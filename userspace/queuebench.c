@@ -287,6 +287,9 @@ struct wk {
 	pid_t tid;
 	struct pool *p;
 	char err[120];
+	/* when this worker finished its last job of the phase (its own
+	 * clock, so the phase end is not the main thread's polling time) */
+	_Alignas(FL_CACHELINE) _Atomic uint64_t last_end;
 };
 
 struct pool {
@@ -326,6 +329,7 @@ static void *worker_main(void *arg)
 		atomic_store_explicit(&p->start[job], fl_now_ns(), memory_order_relaxed);
 		fl_delay(p->o->work);
 		atomic_fetch_add_explicit(&p->runs[job], 1, memory_order_relaxed);
+		atomic_store_explicit(&w->last_end, fl_now_ns(), memory_order_relaxed);
 		atomic_fetch_add_explicit(&p->done, 1, memory_order_release);
 	}
 	return NULL;
@@ -364,9 +368,25 @@ static int phase_end(struct pool *p, uint64_t want, const char *phase, char *err
 	return 0;
 }
 
+/* the end of a phase: the latest job end any worker recorded */
+static uint64_t phase_last_end(const struct pool *p)
+{
+	uint64_t last = 0;
+
+	for (unsigned i = 0; i < p->o->workers; i++) {
+		uint64_t t = atomic_load_explicit(&p->wk[i].last_end, memory_order_relaxed);
+
+		if (t > last)
+			last = t;
+	}
+	return last;
+}
+
 static void phase_start(struct pool *p, uint64_t njobs)
 {
 	p->njobs = njobs;
+	for (unsigned i = 0; i < p->o->workers; i++)
+		atomic_store(&p->wk[i].last_end, 0);
 	for (uint64_t i = 0; i < njobs; i++) {
 		atomic_store(&p->runs[i], 0);
 		atomic_store(&p->start[i], 0);
@@ -399,7 +419,10 @@ static int run_block(const struct opts *o, const struct qdesc *d, struct stats *
 		maxj = w;
 	memset(p, 0, sizeof(*p));
 	p->o = o;
-	p->wk = calloc(w, sizeof(*p->wk));
+	p->wk = aligned_alloc(FL_CACHELINE, (w * sizeof(*p->wk) + FL_CACHELINE - 1) &
+			      ~(size_t)(FL_CACHELINE - 1));
+	if (p->wk)
+		memset(p->wk, 0, w * sizeof(*p->wk));
 	p->runs = calloc(maxj, sizeof(*p->runs));
 	p->start = calloc(maxj, sizeof(*p->start));
 	if (!p->wk || !p->runs || !p->start)
@@ -473,8 +496,10 @@ static int run_block(const struct opts *o, const struct qdesc *d, struct stats *
 			for (uint64_t i = 0; i < o->jobs; i++)
 				q_push(&p->q, (uint32_t)i);
 			ret = phase_end(p, o->jobs, "throughput", s->err, sizeof(s->err));
+			/* t0 to the last job's end, as the workers saw it */
 			if (!ret)
-				s->tput[rep] = (double)o->jobs / ((double)(fl_now_ns() - t0) / 1e9) / 1e6;
+				s->tput[rep] = (double)o->jobs /
+					       ((double)(phase_last_end(p) - t0) / 1e9) / 1e6;
 		}
 	}
 	/* pre-queued: park everyone on the gate, fill, open */
@@ -519,7 +544,7 @@ static int run_block(const struct opts *o, const struct qdesc *d, struct stats *
 			fl_futex(&p->gate, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 			ret = phase_end(p, o->prejobs, "prequeued", s->err, sizeof(s->err));
 			if (!ret)
-				s->pre[rep] = (double)(fl_now_ns() - t0) / 1e3;
+				s->pre[rep] = (double)(phase_last_end(p) - t0) / 1e3;
 		}
 	}
 	/* leave: STOP for everyone, the gate opened in case someone is parked */

@@ -325,7 +325,8 @@ struct fl_bench_cfg {
 	bool pin;		/* thread i -> i-th allowed CPU, round-robin */
 	enum fl_sched sched;
 	bool read_kstats;
-	/* time every Nth acquire into res->lat (0: no timestamps at all) */
+	/* time every Nth acquire into res->lat, from a random phase per
+	 * thread (0: no timestamps at all) */
 	unsigned latency_every;
 #define FL_DEF_LATENCY_EVERY 1024
 	bool shared;		/* non-private futexes (perf bench -S) */
@@ -340,8 +341,8 @@ struct fl_bench_result {
 	double cpu_s;			/* summed CLOCK_THREAD_CPUTIME_ID (exact) */
 	double kiter_s;			/* iterations / elapsed / 1000 */
 	double kiter_per_cpu_s;		/* iterations / cpu_s / 1000 */
-	double longest_wait_us;		/* longest single fl_lock() call */
-	double mean_wait_us;		/* mean fl_lock() duration */
+	double longest_wait_us;		/* longest sampled fl_lock() call */
+	double mean_wait_us;		/* mean sampled fl_lock() duration */
 	uint64_t thr_min, thr_max;	/* per-thread iterations */
 	double thr_mean, thr_stddev;
 	uint64_t protected_counter;	/* incremented inside the lock */
@@ -355,6 +356,10 @@ struct fl_bench_result {
 	bool setup_failed;		/* error[] is a set-up error, nothing ran */
 	uint64_t nvcsw, nivcsw;		/* summed RUSAGE_THREAD context switches */
 	struct fl_hist lat;		/* sampled acquire latency (ns) */
+	/* threads with at least one sample, and the min / median / max over
+	 * them of each thread's worst sampled wait */
+	unsigned lat_threads;
+	double thr_worst_min_us, thr_worst_med_us, thr_worst_max_us;
 };
 
 /* Runs one benchmark. Returns 0, or -1 with res->error set. */

@@ -119,8 +119,18 @@ static void *worker(void *arg)
 	const unsigned every = b->cfg->latency_every;
 	struct rusage r0, r1;
 	struct timespec c0, c1;
-	uint64_t i = 0;
+	uint64_t i = 0, gap;
 	const bool timed = b->cfg->iterations == 0;
+	/*
+	 * Latency sampling with a random phase per thread: the first timed
+	 * acquire is a uniformly random one of the first 'every', then every
+	 * 'every'th; each acquire of every thread is sampled with probability
+	 * 1/every, so a thread with fewer than 'every' acquires (a starved
+	 * one) is sampled as often as its acquires deserve, not never.
+	 */
+	uint64_t rs = fl_now_ns() ^ ((uint64_t)(w->idx + 1) * 0x9e3779b97f4a7c15ull);
+
+	gap = every > 1 ? fl_rng_next(&rs) % every : 0;
 
 	w->err = worker_setup(w);
 	pthread_barrier_wait(&b->barrier);
@@ -130,8 +140,9 @@ static void *worker(void *arg)
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	w->t_start = fl_now_ns();
 	/*
-	 * Plain iterations in batches of every - 1, then one timed acquire;
-	 * the plain loop checks nothing but its count (or the stop flag).
+	 * Plain iterations in batches of 'gap' (the random phase, then
+	 * every - 1), then one timed acquire; the plain loop checks nothing
+	 * but its count (or the stop flag).
 	 */
 #define ENTER() do {						\
 		if (atomic_exchange_explicit(inside, 1,			\
@@ -164,7 +175,7 @@ static void *worker(void *arg)
 		const uint64_t n = w->target;
 
 		while (i < n) {
-			uint64_t lim = every ? i + every - 1 : n;
+			uint64_t lim = every ? i + gap : n;
 
 			if (lim > n)
 				lim = n;
@@ -174,10 +185,11 @@ static void *worker(void *arg)
 				TIMED_ITER();
 				i++;
 			}
+			gap = every ? every - 1 : 0;
 		}
 	} else {
 		while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
-			for (unsigned k = every ? every - 1 : 1024; k; k--) {
+			for (uint64_t k = every ? gap : 1024; k; k--) {
 				if (atomic_load_explicit(&b->stop,
 							 memory_order_relaxed))
 					goto done;
@@ -185,9 +197,13 @@ static void *worker(void *arg)
 				i++;
 			}
 			if (every) {
+				if (atomic_load_explicit(&b->stop,
+							 memory_order_relaxed))
+					goto done;
 				TIMED_ITER();
 				i++;
 			}
+			gap = every ? every - 1 : 0;
 		}
 	}
 done:
@@ -329,12 +345,22 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 				res->thr_min = x->iters;
 			if (x->iters > res->thr_max)
 				res->thr_max = x->iters;
-			per[t] = (double)x->iters;
 			if (x->t_start && x->t_start < tmin)
 				tmin = x->t_start;
 			if (x->t_end > tmax)
 				tmax = x->t_end;
 		}
+		/* every sampled thread's worst sampled wait */
+		for (unsigned t = 0; t < cfg->threads; t++)
+			if (w[t].lat.count)
+				per[res->lat_threads++] = (double)w[t].lat.max_ns / 1e3;
+		if (res->lat_threads) {
+			res->thr_worst_min_us = fl_min(per, res->lat_threads);
+			res->thr_worst_med_us = fl_median(per, res->lat_threads);
+			res->thr_worst_max_us = fl_max(per, res->lat_threads);
+		}
+		for (unsigned t = 0; t < cfg->threads; t++)
+			per[t] = (double)w[t].iters;
 		res->longest_wait_us = (double)res->lat.max_ns / 1e3;
 		res->mean_wait_us = res->lat.count ?
 			(double)res->lat.sum_ns / 1e3 / (double)res->lat.count : 0.0;

@@ -153,6 +153,15 @@ check "pthread: context switches and CPU-s per Kiter reported; --latency samples
 	-a -n "$(grep -E '^context switches: voluntary [0-9]+ \([0-9.]+ per 1000 iterations\), involuntary [0-9]+ \([0-9.]+ per 1000 iterations\)$' <<<"$out")" \
 	-a -n "$(grep -E 'CPU-s per Kiter: [0-9.]+$' <<<"$out")" \
 	-a -n "$(grep -E '^acquire latency \(every 1st acquire, 20000 samples\): p50 [0-9.]+ us, p90 [0-9.]+ us, p99 [0-9.]+ us, p99.9 [0-9.]+ us, max [0-9.]+ us$' <<<"$out")"
+# threads with fewer acquires than --latency-every are sampled too (random
+# phase per thread): 16 threads x 500 acquires, every 1000th: each thread is
+# sampled with probability 1/2, none at all with 2^-16 (a fixed phase of
+# 999 never sampled any of them)
+out=$("$FL" -m pthread -i 8000 -t 16 -d 0 -w 0 --latency-every 1000 2>&1); rc=$?
+lat_n=$(sed -nE 's/^acquire latency \(every 1000th acquire, ([0-9]+) samples\).*/\1/p' <<<"$out")
+check "--latency-every 1000 with 500 acquires per thread: sampled anyway (${lat_n:-0} samples), per-thread worst waits" \
+	eval '[ $rc -eq 0 ] && [ "${lat_n:-0}" -ge 1 ] &&
+	      grep -qE "^per-thread worst sampled wait: min [0-9.]+ us, median [0-9.]+ us, max [0-9.]+ us \([0-9]+ of 16 threads sampled" <<<"$out"'
 out=$("$FL" -m spin -i 20000 -t 1 -d 0 -w 0 --latency-every 0 2>&1)
 check "--latency-every 0: no timestamps, latency not sampled" \
 	grep -qx 'acquire latency: not sampled (--latency-every 0)' <<<"$out"
