@@ -78,26 +78,10 @@ $T "$B/lockbench" -t 3 -l 3000 -r 3 -T both --json \
 	-m terrible_spinlock -m spinlock_amd -m spinlock -m ticket_spinlock \
 	-m futex_lock -m adaptive -m pi >"$TMP/lb.json" 2>"$TMP/lb.err"
 rc=$?
-lb_ok() {
-	"$PY" - "$TMP/lb.json" "$have_fl" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1])); have = sys.argv[2] == "1"
-assert [t["test"] for t in j["tests"]] == ["wait", "idle"]
-for t in j["tests"]:
-    rows = {r["type"] + ("/aa" if r["aa"] else ""): r for r in t["rows"]}
-    assert len(rows) == 13, len(rows)
-    for name in ("futex_lock", "adaptive"):
-        assert rows[name]["available"] == have, name
-    for name, r in rows.items():
-        if r["available"]:
-            assert r["runs"] == 3 and not r["error"], (name, r)
-            assert r["samples"] > 0 and r["max_us"] >= r["p50_us"], name
-    assert rows["pthread/aa"]["dur_ratio"]["n"] == 3
-PYEOF
-}
+lb_ok() { "$PY" tests/check_seed.py lockbench "$TMP/lb.json" "$have_fl"; }
 check "lockbench: all 12 lock types exclude in wait and idle, 3 reps each, A/A row (rc=$rc)" \
 	test $rc -eq 0 -a -s "$TMP/lb.json"
-check "lockbench --json: rows, availability per probe, intervals" lb_ok
+check "lockbench --json: rows, availability per probe, intervals with direction and verdict by the rule" lb_ok
 out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 $T "$B/lockbench" -t 4 -l 200000 -r 3 -T wait \
 	-m test-broken-spinlock 2>&1 >/dev/null); rc=$?
 check "lockbench: negative control, a spin lock without its loop is caught (rc=$rc)" \
@@ -114,30 +98,10 @@ fi
 # --- wakebench: every method wakes every worker in every run ---
 $T "$B/wakebench" -w 3 -r 2 -n 5 -g 2 --timeout-ms 60000 --json >"$TMP/wb.json" 2>"$TMP/wb.err"
 rc=$?
-wb_ok() {
-	"$PY" - "$TMP/wb.json" "$have_fl" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1])); have = sys.argv[2] == "1"
-s = j["sweep"][0]; assert s["workers"] == 3
-rows = {r["method"] + ("/aa" if r["aa"] else ""): r for r in s["rows"]}
-want = ["sem", "futex-all", "futex-each", "cond-bcast", "cond-each", "eventfd-one",
-        "eventfd-each", "barrier", "spin", "spin-pause", "spin-yield", "spin-nanosleep",
-        "lock:pthread", "lock:waitwake", "lock:pi", "hybrid-k2", "futex-all/aa"]
-for m in want:
-    r = rows[m]
-    assert r["available"] and r["runs"] == 10 and not r["error"], (m, r)
-    assert len(r["by_order_us"]) == 3 and r["by_order_us"] == sorted(r["by_order_us"]), m
-if rows["futex-waitv"]["available"]:
-    assert rows["futex-waitv"]["runs"] == 10
-for m in ("lock:futex_lock", "lock:adaptive"):
-    assert rows[m]["available"] == have, m
-    if have:
-        assert rows[m]["runs"] == 10, m
-PYEOF
-}
+wb_ok() { "$PY" tests/check_seed.py wakebench "$TMP/wb.json" "$have_fl"; }
 check "wakebench: every method woke all 3 workers in all 10 runs (rc=$rc)" \
 	test $rc -eq 0 -a -s "$TMP/wb.json"
-check "wakebench --json: methods, wake order sorted, availability per probe" wb_ok
+check "wakebench --json: methods, wake order sorted, availability per probe, verdicts by the rule" wb_ok
 s0=$SECONDS
 out=$(FUTEXLOCK_TEST_LOST_WAKEUP=1 $T "$B/wakebench" -w 2 -r 1 -n 3 -M futex-all \
 	--timeout-ms 300 2>&1 >/dev/null); rc=$?
@@ -147,23 +111,10 @@ check "wakebench: negative control, a lost wake-up fails the run, bounded, no ha
 # --- queuebench: every job runs exactly once ---
 $T "$B/queuebench" -w 3 -r 2 -n 5 -j 4000 -p 200 --json >"$TMP/qb.json" 2>"$TMP/qb.err"
 rc=$?
-qb_ok() {
-	"$PY" - "$TMP/qb.json" "$have_fl" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1])); have = sys.argv[2] == "1"
-rows = {r["queue"] + ("/aa" if r["aa"] else ""): r for r in j["rows"]}
-assert len(rows) == 10, rows.keys()
-for q, r in rows.items():
-    if q in ("sem+futex_lock", "sem+adaptive"):
-        assert r["available"] == have, q
-    if r["available"]:
-        assert not r["failed"] and r["launch_us"] > 0 and r["mjobs_s"] > 0 \
-            and r["prequeued_us"] > 0, (q, r)
-PYEOF
-}
+qb_ok() { "$PY" tests/check_seed.py queuebench "$TMP/qb.json" "$have_fl"; }
 check "queuebench: every queue ran every job exactly once in all phases (rc=$rc)" \
 	test $rc -eq 0 -a -s "$TMP/qb.json"
-check "queuebench --json: queues, availability per probe" qb_ok
+check "queuebench --json: queues, availability per probe, verdicts by the rule" qb_ok
 $T "$B/queuebench" -w 3 -r 2 -n 3 -j 5000 -p 4 --ring 8 -Q ring-2sem >/dev/null 2>"$TMP/ring.err"
 rc=$?
 check "queuebench: ring-2sem on an 8-slot ring, 3 readers, every job once (rc=$rc)" test $rc -eq 0
@@ -171,6 +122,58 @@ out=$(FUTEXLOCK_TEST_BROKEN_QUEUE=1 $T "$B/queuebench" -w 3 -r 2 -n 3 -j 5000 -p
 	--ring 8 -Q ring-2sem 2>&1 >/dev/null); rc=$?
 check "queuebench: negative control, the ring without slot sequence numbers loses jobs (rc=$rc)" \
 	test $rc -eq 1 -a -n "$(grep -E 'not exactly once|job lost' <<<"$out")"
+
+# --- the checker itself: a wrong verdict direction, a verdict from 2 pairs
+# and an empty file are rejected, with PYTHONOPTIMIZE=1 too ---
+neg_ok() {
+	local f=$TMP/neg.json rc
+	# a time 2.5x the baseline called "faster" (the old inverted verdict)
+	"$PY" - "$TMP/qb.json" "$f" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for r in j["rows"]:
+    if r.get("launch_ratio"):
+        r["launch_ratio"].update(median=2.5, lo=2.4, hi=2.6, n=5, verdict="faster",
+                                 insufficient=False, aa={"n": 5, "median": 1, "lo": 0.9, "hi": 1.1},
+                                 aa_ok=True)
+        break
+json.dump(j, open(sys.argv[2], "w"))
+PYEOF
+	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py queuebench "$f" "$have_fl" >/dev/null; rc=$?
+	[ $rc -eq 1 ] || return 1
+	# a verdict from 2 pairs
+	"$PY" - "$TMP/qb.json" "$f" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+for r in j["rows"]:
+    if r.get("tput_ratio"):
+        r["tput_ratio"].update(median=2.5, lo=2.4, hi=2.6, n=2, verdict="faster",
+                               insufficient=False)
+        break
+json.dump(j, open(sys.argv[2], "w"))
+PYEOF
+	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py queuebench "$f" "$have_fl" >/dev/null; rc=$?
+	[ $rc -eq 1 ] || return 1
+	echo '{"tests": []}' >"$f"
+	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py lockbench "$f" "$have_fl" >/dev/null; rc=$?
+	[ $rc -eq 1 ]
+}
+check "check_seed.py rejects an inverted verdict, a 2-pair verdict and an empty file, with PYTHONOPTIMIZE=1" neg_ok
+
+# --- none of the requested types can run: exit 1 (host without FUTEX_LOCK) ---
+if [ $have_fl = 0 ]; then
+	out=$($T "$B/lockbench" -m futex_lock -m adaptive -t 2 -l 200 -r 2 -T wait 2>&1); rc=$?
+	check "lockbench -m futex_lock -m adaptive without FUTEX_LOCK: exit 1, says why (rc=$rc)" \
+		test $rc -eq 1 -a -n "$(grep 'none of the requested types can run here' <<<"$out")"
+	out=$($T "$B/wakebench" -M lock:futex_lock -w 1 -r 2 -n 2 2>&1); rc=$?
+	check "wakebench -M lock:futex_lock without FUTEX_LOCK: exit 1, says why (rc=$rc)" \
+		test $rc -eq 1 -a -n "$(grep 'none of the requested methods can run here' <<<"$out")"
+	out=$($T "$B/queuebench" -Q sem+futex_lock -w 2 -r 2 -n 2 -j 100 -p 10 2>&1); rc=$?
+	check "queuebench -Q sem+futex_lock without FUTEX_LOCK: exit 1, says why (rc=$rc)" \
+		test $rc -eq 1 -a -n "$(grep 'none of the requested queues can run here' <<<"$out")"
+fi
+out=$($T "$B/lockbench" -m pthread -t 2 -l 200 -r 2 -T wait 2>&1); rc=$?
+check "lockbench -m pthread (can run): exit 0 (rc=$rc)" test $rc -eq 0
 
 echo "1..$n"
 echo "$pass passed, $fail failed"

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Check the --json output of the seed tools (bench-tests.sh).
+Usage: check_seed.py lockbench|wakebench|queuebench JSON HAVE_FUTEX_LOCK(0|1)
+Explicit checks (no `assert`, so PYTHONOPTIMIZE cannot switch them off);
+exit 0 if all hold, 1 with the reasons.  Besides the rows, every interval
+is checked against the rule of lib/compare.c: its direction (times lower is
+better, rates higher), a verdict only with >= min_pairs pairs and an
+interval clear of 1 and of the table's A/A band, "faster" on the better
+side."""
+import json
+import sys
+
+bad = []
+
+
+def need(cond, *why):
+    if not cond:
+        bad.append(" ".join(str(w) for w in why))
+
+
+def check_ci(name, c, better, min_pairs):
+    """one interval: fields, direction, verdict by the rule"""
+    if c is None:
+        return
+    need(c.get("better") == better, name, "better", c.get("better"), "!=", better)
+    need(c["lo"] <= c["median"] <= c["hi"], name, "median outside its interval", c)
+    aa = c.get("aa")
+    up = max(1.0, aa["hi"]) if aa else 1.0
+    down = min(1.0, aa["lo"]) if aa else 1.0
+    higher = c["lo"] > up
+    lower = c["hi"] < down
+    if higher or lower:
+        want = "faster" if higher == (better == "higher") else "slower"
+    else:
+        want = "indistinguishable"
+    if c["n"] < min_pairs or (aa is not None and aa["n"] < min_pairs):
+        want = "insufficient data"
+    need(c["verdict"] == want, name, "verdict", c["verdict"], "!=", want, c)
+    need(c.get("insufficient") == (want == "insufficient data"), name, "insufficient flag", c)
+    if aa is not None:
+        need(c.get("aa_ok") == (aa["lo"] <= 1.0 <= aa["hi"]), name, "aa_ok", c)
+
+
+def provenance(j):
+    need(j.get("schema_version") == 2, "schema_version", j.get("schema_version"))
+    need(isinstance(j.get("git_commit"), str) and j.get("git_commit"), "git_commit",
+         j.get("git_commit"))
+    need(isinstance(j.get("seed"), int), "seed", j.get("seed"))
+    need(j.get("min_pairs") == 5, "min_pairs", j.get("min_pairs"))
+    return j.get("min_pairs", 5)
+
+
+def lockbench(j, have):
+    mp = provenance(j)
+    need([t["test"] for t in j.get("tests", [])] == ["wait", "idle"], "tests wait, idle")
+    for t in j.get("tests", []):
+        rows = {r["type"] + ("/aa" if r["aa"] else ""): r for r in t["rows"]}
+        need(len(rows) == 13, t["test"], "rows", len(rows), "!= 12 types + A/A")
+        for name in ("futex_lock", "adaptive"):
+            need(name in rows and rows[name]["available"] == have, name, "available")
+        for name, r in rows.items():
+            if r["available"]:
+                need(r["runs"] == 3 and not r["error"], name, "runs/error", r["runs"], r["error"])
+                need(r["samples"] > 0 and r["max_us"] >= r["p50_us"], name, "samples/max")
+            for key in ("dur_ratio", "longest_ratio"):
+                check_ci("%s %s %s" % (t["test"], name, key), r.get(key), "lower", mp)
+        aa = rows.get("pthread/aa", {}).get("dur_ratio") or {}
+        need(aa.get("n") == 3, "pthread A/A pairs", aa.get("n"))
+
+
+def wakebench(j, have):
+    mp = provenance(j)
+    sw = j.get("sweep", [])
+    need(len(sw) == 1 and sw[0]["workers"] == 3, "one sweep of 3 workers")
+    if not sw:
+        return
+    rows = {r["method"] + ("/aa" if r["aa"] else ""): r for r in sw[0]["rows"]}
+    want = ["sem", "futex-all", "futex-each", "cond-bcast", "cond-each", "eventfd-one",
+            "eventfd-each", "barrier", "spin", "spin-pause", "spin-yield", "spin-nanosleep",
+            "lock:pthread", "lock:waitwake", "lock:pi", "hybrid-k2", "futex-all/aa"]
+    for m in want:
+        r = rows.get(m)
+        need(r is not None, m, "missing")
+        if r is None:
+            continue
+        need(r["available"] and r["runs"] == 10 and not r["error"], m, "available/runs/error", r)
+        bo = r["by_order_us"]
+        need(len(bo) == 3 and bo == sorted(bo), m, "by_order_us sorted", bo)
+    if "futex-waitv" in rows and rows["futex-waitv"]["available"]:
+        need(rows["futex-waitv"]["runs"] == 10, "futex-waitv runs")
+    for m in ("lock:futex_lock", "lock:adaptive"):
+        need(m in rows and rows[m]["available"] == have, m, "available")
+        if have and m in rows:
+            need(rows[m]["runs"] == 10, m, "runs")
+    for name, r in rows.items():
+        for key in ("wake_ratio", "last_ratio", "trigger_ratio"):
+            check_ci("%s %s" % (name, key), r.get(key), "lower", mp)
+
+
+def queuebench(j, have):
+    mp = provenance(j)
+    rows = {r["queue"] + ("/aa" if r["aa"] else ""): r for r in j.get("rows", [])}
+    need(len(rows) == 10, "rows", sorted(rows))
+    for q, r in rows.items():
+        if q in ("sem+futex_lock", "sem+adaptive"):
+            need(r["available"] == have, q, "available")
+        if r["available"]:
+            need(not r["failed"] and r["launch_us"] > 0 and r["mjobs_s"] > 0
+                 and r["prequeued_us"] > 0, q, "failed or empty", r)
+        for key, better in (("launch_ratio", "lower"), ("tput_ratio", "higher"),
+                            ("prequeued_ratio", "lower")):
+            check_ci("%s %s" % (q, key), r.get(key), better, mp)
+
+
+def main():
+    tool, path, have = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+    try:
+        j = json.load(open(path))
+    except (OSError, ValueError) as e:
+        print("check_seed: %s: %s" % (path, e))
+        return 1
+    try:
+        {"lockbench": lockbench, "wakebench": wakebench, "queuebench": queuebench}[tool](j, have)
+    except (KeyError, TypeError, IndexError) as e:
+        bad.append("malformed: %r" % (e,))
+    for b in bad:
+        print("# check_seed %s: %s" % (tool, b))
+    print("# check_seed %s: %d problems" % (tool, len(bad)))
+    return 1 if bad else 0
+
+
+sys.exit(main())
