@@ -361,6 +361,10 @@ static void report(const struct opts *o, int test, uint64_t reps,
 		fl_json_ci(stdout, &dr);
 		printf(", \"longest_ratio\": ");
 		fl_json_ci(stdout, &lr);
+		printf(", \"dur_ms_reps\": ");
+		fl_json_series(stdout, c->dur_ms, reps, 1.0);
+		printf(", \"longest_ms_reps\": ");
+		fl_json_series(stdout, c->longest, reps, sc / 1e6);
 		printf("}");
 	}
 	if (o->json)

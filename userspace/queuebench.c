@@ -839,6 +839,12 @@ int main(int argc, char **argv)
 			fl_json_ci(stdout, &tr);
 			printf(", \"prequeued_ratio\": ");
 			fl_json_ci(stdout, &pr);
+			printf(", \"launch_us_reps\": ");
+			fl_json_series(stdout, s->launch, o.reps, 1.0);
+			printf(", \"mjobs_s_reps\": ");
+			fl_json_series(stdout, s->tput, o.reps, 1.0);
+			printf(", \"prequeued_us_reps\": ");
+			fl_json_series(stdout, s->pre, o.reps, 1.0);
 			printf("}");
 		}
 		if (json)

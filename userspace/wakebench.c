@@ -763,6 +763,12 @@ static int run_sweep(struct opts *o, unsigned w, bool first)
 			fl_json_ci(stdout, &lr);
 			printf(", \"trigger_ratio\": ");
 			fl_json_ci(stdout, &tr);
+			printf(", \"trigger_us_reps\": ");
+			fl_json_series(stdout, s->trig, reps, 1.0);
+			printf(", \"wake_mean_us_reps\": ");
+			fl_json_series(stdout, s->mean, reps, 1.0);
+			printf(", \"wake_last_us_reps\": ");
+			fl_json_series(stdout, s->last, reps, 1.0);
 			printf(", \"by_order_us\": [");
 			for (unsigned i = 0; i < w; i++)
 				printf("%s%.4f", i ? ", " : "", n ? s->by_order[i] / n : 0);

@@ -267,6 +267,9 @@ void fl_json_str(FILE *f, const char *s);
 void fl_json_ci(FILE *f, const struct fl_ratio_ci *r);
 /* "1.02 [0.98,1.05]" or "-" */
 const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len);
+/* the per-repetition values of a series, times scale; null where a
+ * repetition gave none (<= 0): so anyone can recompute an interval */
+void fl_json_series(FILE *f, const double *v, size_t n, double scale);
 /* "schema_version": .., "git_commit": .., "seed": .., "min_pairs": .. */
 void fl_json_provenance(FILE *f, uint64_t seed);
 

@@ -225,6 +225,18 @@ const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len)
 	return buf;
 }
 
+void fl_json_series(FILE *f, const double *v, size_t n, double scale)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] > 0.0)
+			fprintf(f, "%s%.6g", i ? ", " : "", v[i] * scale);
+		else
+			fprintf(f, "%snull", i ? ", " : "");
+	}
+	fputc(']', f);
+}
+
 void fl_json_provenance(FILE *f, uint64_t seed)
 {
 	fprintf(f, "\"schema_version\": %d, \"git_commit\": ", FL_SCHEMA_VERSION);

@@ -109,7 +109,7 @@ check "wakebench: negative control, a lost wake-up fails the run, bounded, no ha
 	test $rc -eq 1 -a -n "$(grep -E 'lost wake-up: [01] of 2 workers awake' <<<"$out")"
 
 # --- queuebench: every job runs exactly once ---
-$T "$B/queuebench" -w 3 -r 2 -n 5 -j 4000 -p 200 --json >"$TMP/qb.json" 2>"$TMP/qb.err"
+$T "$B/queuebench" -w 3 -r 5 -n 5 -j 4000 -p 200 --json >"$TMP/qb.json" 2>"$TMP/qb.err"
 rc=$?
 qb_ok() { "$PY" tests/check_seed.py queuebench "$TMP/qb.json" "$have_fl"; }
 check "queuebench: every queue ran every job exactly once in all phases (rc=$rc)" \
@@ -125,38 +125,41 @@ check "queuebench: negative control, the ring without slot sequence numbers lose
 
 # --- the checker itself: a wrong verdict direction, a verdict from 2 pairs
 # and an empty file are rejected, with PYTHONOPTIMIZE=1 too ---
+# mutate IN OUT KEY REPS_KEY N VERDICT: the first row with KEY gets values
+# 2.5x the baseline's in its first N repetitions (none in the others), a
+# 2.5 [2.4,2.6] interval from N pairs, a tight A/A band, the verdict VERDICT
+mutate() {
+	"$PY" - "$@" <<'PYEOF'
+import json, sys
+src, dst, key, reps_key, n, verdict = sys.argv[1:]
+n = int(n)
+j = json.load(open(src))
+base = [r for r in j["rows"] if r["queue"] == "cond-signal" and not r["aa"]][0]
+for r in j["rows"]:
+    if r.get(key):
+        r[reps_key] = [2.5 * x if i < n else None for i, x in enumerate(base[reps_key])]
+        r[key].update(median=2.5, lo=2.4, hi=2.6, n=n, verdict=verdict,
+                      insufficient=False, aa={"n": 5, "median": 1, "lo": 0.9, "hi": 1.1},
+                      aa_ok=True)
+        break
+json.dump(j, open(dst, "w"))
+PYEOF
+}
+rejects() {	# TOOL FILE: check_seed.py must exit 1, with PYTHONOPTIMIZE=1
+	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py "$1" "$2" "$have_fl" >/dev/null
+	[ $? -eq 1 ]
+}
 neg_ok() {
-	local f=$TMP/neg.json rc
+	local f=$TMP/neg.json
 	# a time 2.5x the baseline called "faster" (the old inverted verdict)
-	"$PY" - "$TMP/qb.json" "$f" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for r in j["rows"]:
-    if r.get("launch_ratio"):
-        r["launch_ratio"].update(median=2.5, lo=2.4, hi=2.6, n=5, verdict="faster",
-                                 insufficient=False, aa={"n": 5, "median": 1, "lo": 0.9, "hi": 1.1},
-                                 aa_ok=True)
-        break
-json.dump(j, open(sys.argv[2], "w"))
-PYEOF
-	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py queuebench "$f" "$have_fl" >/dev/null; rc=$?
-	[ $rc -eq 1 ] || return 1
+	mutate "$TMP/qb.json" "$f" launch_ratio launch_us_reps 5 faster && rejects queuebench "$f" || return 1
 	# a verdict from 2 pairs
-	"$PY" - "$TMP/qb.json" "$f" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-for r in j["rows"]:
-    if r.get("tput_ratio"):
-        r["tput_ratio"].update(median=2.5, lo=2.4, hi=2.6, n=2, verdict="faster",
-                               insufficient=False)
-        break
-json.dump(j, open(sys.argv[2], "w"))
-PYEOF
-	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py queuebench "$f" "$have_fl" >/dev/null; rc=$?
-	[ $rc -eq 1 ] || return 1
+	mutate "$TMP/qb.json" "$f" tput_ratio mjobs_s_reps 2 faster && rejects queuebench "$f" || return 1
+	# the control: the same 2.5x time called "slower" passes
+	mutate "$TMP/qb.json" "$f" launch_ratio launch_us_reps 5 slower &&
+		PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py queuebench "$f" "$have_fl" >/dev/null || return 1
 	echo '{"tests": []}' >"$f"
-	PYTHONOPTIMIZE=1 "$PY" tests/check_seed.py lockbench "$f" "$have_fl" >/dev/null; rc=$?
-	[ $rc -eq 1 ]
+	rejects lockbench "$f"
 }
 check "check_seed.py rejects an inverted verdict, a 2-pair verdict and an empty file, with PYTHONOPTIMIZE=1" neg_ok
 

@@ -41,6 +41,27 @@ def check_ci(name, c, better, min_pairs):
         need(c.get("aa_ok") == (aa["lo"] <= 1.0 <= aa["hi"]), name, "aa_ok", c)
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def check_reps(name, rows, base, key, reps_key, nreps):
+    """the per-repetition values are stored and give the interval's median"""
+    b = base.get(reps_key) or []
+    for q, r in rows.items():
+        v = r.get(reps_key)
+        need(isinstance(v, list) and len(v) == nreps, name, q, reps_key, "length", v)
+        c = r.get(key)
+        if not c or not isinstance(v, list) or len(b) != len(v):
+            continue
+        ratios = [x / y for x, y in zip(v, b) if x and y]
+        m = median(ratios) if ratios else 0
+        need(len(ratios) == c["n"] and abs(m - c["median"]) <= 2e-3 * max(1, abs(m)),
+             name, q, key, "median from", reps_key, m, "!=", c["median"])
+
+
 def provenance(j):
     need(j.get("schema_version") == 2, "schema_version", j.get("schema_version"))
     need(isinstance(j.get("git_commit"), str) and j.get("git_commit"), "git_commit",
@@ -66,6 +87,8 @@ def lockbench(j, have):
                 check_ci("%s %s %s" % (t["test"], name, key), r.get(key), "lower", mp)
         aa = rows.get("pthread/aa", {}).get("dur_ratio") or {}
         need(aa.get("n") == 3, "pthread A/A pairs", aa.get("n"))
+        check_reps(t["test"], rows, rows.get("pthread", {}), "dur_ratio", "dur_ms_reps",
+                   t["reps"])
 
 
 def wakebench(j, have):
@@ -95,6 +118,8 @@ def wakebench(j, have):
     for name, r in rows.items():
         for key in ("wake_ratio", "last_ratio", "trigger_ratio"):
             check_ci("%s %s" % (name, key), r.get(key), "lower", mp)
+    check_reps("wake", rows, rows.get("futex-all", {}), "wake_ratio", "wake_mean_us_reps",
+               sw[0]["reps"])
 
 
 def queuebench(j, have):
@@ -110,6 +135,10 @@ def queuebench(j, have):
         for key, better in (("launch_ratio", "lower"), ("tput_ratio", "higher"),
                             ("prequeued_ratio", "lower")):
             check_ci("%s %s" % (q, key), r.get(key), better, mp)
+    for key, reps_key in (("launch_ratio", "launch_us_reps"), ("tput_ratio", "mjobs_s_reps"),
+                          ("prequeued_ratio", "prequeued_us_reps")):
+        check_reps("queue", {q: r for q, r in rows.items() if r["available"]},
+                   rows.get("cond-signal", {}), key, reps_key, j["reps"])
 
 
 def main():
