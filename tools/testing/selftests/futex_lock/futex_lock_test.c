@@ -1199,8 +1199,8 @@ static void *relay_spinner(void *arg)
  * R asleep in its lock call on a free lock after O's unlock has returned:
  * O has woken nobody (a woken R would be runnable, and nobody but the
  * preempted S could take the lock and put it back to sleep), and S, which
- * could, cannot run while H does.  Seen twice, 1 ms apart, to be sure of
- * the reads.
+ * could, cannot run while H does.  Seen twice, 1 ms apart (busy: H must
+ * keep its CPU), to be sure of the reads.
  */
 static int relay_stalled(struct relay *r)
 {
@@ -1208,7 +1208,7 @@ static int relay_stalled(struct relay *r)
 
 	for (int i = 0; i < 2; i++) {
 		if (i)
-			usleep(1000);
+			busy_ns(1000000);	/* H must not sleep: S would run */
 		if (!r->o_done || r->r_got ||
 		    (__atomic_load_n(&r->word, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK) ||
 		    !task_sleeping_in(pid, r->r_tid, SYS_futex) ||
