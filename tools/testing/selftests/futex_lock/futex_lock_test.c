@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <ucontext.h>
@@ -940,11 +941,25 @@ TEST(adaptive_owner_running)
 	}
 }
 
+/*
+ * A kernel built without CONFIG_SMP never spins in FUTEX_LOCK_ADAPTIVE
+ * (the owner cannot run while the caller does), so no spin counter moves
+ * there.  uname's version says "SMP" for a CONFIG_SMP kernel.
+ */
+static int kernel_smp(void)
+{
+	struct utsname u;
+
+	return uname(&u) || strstr(u.version, " SMP ") != NULL;
+}
+
 TEST(adaptive_owner_sleeping)
 {
 	long long delta;
 
 	REQUIRE_OPS();
+	if (!kernel_smp())
+		SKIP(return, "kernel without CONFIG_SMP: ADAPTIVE does not spin");
 	/*
 	 * The owner sleeps with the lock held until we sleep in the lock
 	 * call: spinners must give up on it.
@@ -2426,6 +2441,113 @@ TEST(cross_process_bucket_spinner_busy_f10)
 	/* else only the hang guard ended the probing */
 	EXPECT_LE(F10_CLEAR, res_hit[F10_REFUSED]);
 	EXPECT_EQ(0, res_ctl[F10_REFUSED]);
+}
+
+/* ------------------------------------------------------------------ */
+/* lost wake-ups after an ADAPTIVE waiter (review N1: uniprocessor) */
+
+/*
+ * One waiter thread, one owner (the test's thread), rounds of: the owner
+ * takes the word, the waiter blocks in op, the owner unlocks as user space
+ * does (cmpxchg TID -> 0, FUTEX_UNLOCK only when that fails on W).
+ */
+struct lw_round {
+	uint32_t word;
+	pid_t tid;			/* the waiter's */
+	_Atomic int go, done, op;	/* round number to run / finished */
+	volatile int errors;
+};
+
+static void lw_nop(int sig)
+{
+}
+
+static void *lw_waiter(void *arg)
+{
+	struct lw_round *r = arg;
+	int round = 0;
+
+	r->tid = gettid_();
+	for (;;) {
+		/* wait by polling, so futex(2) means the lock call */
+		while (atomic_load(&r->go) == round)
+			usleep(100);
+		round = atomic_load(&r->go);
+		if (round < 0)
+			return NULL;
+		if (flock(&r->word, atomic_load(&r->op) | PRIV, NULL) ||
+		    funlock(&r->word, PRIV))
+			r->errors++;
+		atomic_store(&r->done, round);
+	}
+}
+
+/*
+ * The waiter still sleeps in futex(2) while the word is free after the
+ * owner's unlock: nobody will ever wake it (a woken waiter is runnable
+ * before the unlock returns, and takes a free word before it sleeps).
+ */
+static int lw_lost(struct lw_round *r, int round)
+{
+	return atomic_load(&r->done) != round &&
+	       __atomic_load_n(&r->word, __ATOMIC_SEQ_CST) == 0 &&
+	       task_sleeping_in(getpid(), r->tid, SYS_futex) &&
+	       __atomic_load_n(&r->word, __ATOMIC_SEQ_CST) == 0 &&
+	       atomic_load(&r->done) != round;
+}
+
+/*
+ * After one FUTEX_LOCK_ADAPTIVE waiter, neither it nor the plain
+ * FUTEX_LOCK waiters of the later rounds may sleep on a free lock.  On a
+ * CONFIG_SMP=n kernel a spinner slot left registered makes every waiter
+ * sleep without FUTEX_WAITERS, so the owner's user-space unlock wakes
+ * nobody.  No time is judged: a lost round is the state "waiter asleep in
+ * futex(2), word 0" after the unlock; a signal then lets it retry and take
+ * the word, and the next round runs.
+ */
+#define LW_ROUNDS	20
+
+TEST(adaptive_then_lock_no_lost_wakeup_up)
+{
+	struct sigaction sa = { .sa_handler = lw_nop, .sa_flags = SA_RESTART };
+	struct lw_round r = { };
+	uint32_t me = gettid_();
+	int lost = 0;
+	pthread_t th;
+
+	REQUIRE_OPS();
+	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
+	ASSERT_EQ(0, pthread_create(&th, NULL, lw_waiter, &r));
+	ASSERT_TRUE(WAIT_FOR(__atomic_load_n(&r.tid, __ATOMIC_SEQ_CST)));
+	for (int round = 1; round <= LW_ROUNDS; round++) {
+		uint32_t tid = me;
+
+		ASSERT_EQ(0, flock(&r.word, FUTEX_LOCK | PRIV, NULL));
+		atomic_store(&r.op, round == 1 ? FUTEX_LOCK_ADAPTIVE :
+						 FUTEX_LOCK);
+		atomic_store(&r.go, round);
+		ASSERT_TRUE(wait_sleeping_in(getpid(), r.tid, SYS_futex));
+		/* user space's unlock */
+		if (!atomic_compare_exchange_strong((_Atomic uint32_t *)&r.word,
+						    &tid, 0))
+			ASSERT_EQ(0, futex_sys(&r.word, FUTEX_UNLOCK | PRIV, 0,
+					       NULL, NULL, 0));
+		ASSERT_TRUE(WAIT_FOR(atomic_load(&r.done) == round ||
+				     lw_lost(&r, round)));
+		if (atomic_load(&r.done) != round) {
+			lost++;
+			pthread_kill(th, SIGUSR2);
+			ASSERT_TRUE(WAIT_FOR(atomic_load(&r.done) == round));
+		}
+	}
+	atomic_store(&r.go, -1);
+	pthread_join(th, NULL);
+	if (lost)
+		TH_LOG("%d of %d rounds lost the wake-up (waiter asleep, word 0)",
+		       lost, LW_ROUNDS);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, r.errors);
+	EXPECT_EQ(0, r.word);
 }
 
 TEST_HARNESS_MAIN
