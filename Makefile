@@ -48,7 +48,7 @@ DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12
 TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
-	vm run check check-host check-vm check-voluntary check-base check-harness checkpatch lockcmp \
+	vm run check check-host check-vm check-voluntary check-base check-up check-harness checkpatch lockcmp \
 	matrix seedbench patches-export clean distclean futex-torture torture fuzz
 
 help:
@@ -57,6 +57,7 @@ help:
 	@echo "  make run        set-up, build the patched kernel, boot it, print the futex_lock comparison"
 	@echo "  make check      set-up and every test (host; debug kernel in the VM: kselftests under full and voluntary preemption, module, torture, fuzz)"
 	@echo "  make check-base the kselftests on the base kernel (CI runs it after make check)"
+	@echo "  make check-up   the kselftests on the uniprocessor kernel, one vCPU (CI runs it after check-base)"
 	@echo
 	@echo "  make deps       install the Debian packages needed (apt-get, idempotent)"
 	@echo "  make kernel     unpack linux-source-6.12, apply patches/series, build bzImage (FLAVOUR=$(FLAVOUR))"
@@ -207,6 +208,18 @@ check-base:
 	@$(VMRUN) -- $(SELFTESTS)/vm-test.sh
 	@$(VMRUN) --append preempt=full -- bash -c '$(BUILD)/selftests/futex_lock/futex_lock_test \
 		-t relay_stall_preempted_spinner; rc=$$?; [ $$rc = 0 ] || [ $$rc = 4 ]'
+
+# The kselftests on the uniprocessor kernel (FLAVOUR=up: base with
+# CONFIG_SMP off), booted with one vCPU: the !CONFIG_SMP paths of the
+# series, where FUTEX_LOCK_ADAPTIVE must not spin or leave a spinner slot
+# behind (a slot left set lost every later wake-up there); tests that need
+# two CPUs SKIP.  CI runs it after check-base; it builds a third kernel,
+# so it is not in make check.
+check-up: FLAVOUR = up
+check-up: SMP = 1
+check-up:
+	@$(MAKE) --no-print-directory FLAVOUR=up kernel selftests
+	@$(VMRUN) -- $(SELFTESTS)/vm-test.sh
 
 clean:
 	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm $(BUILD)/futex_torture
