@@ -2550,4 +2550,93 @@ TEST(adaptive_then_lock_no_lost_wakeup_up)
 	EXPECT_EQ(0, r.word);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* FUTEX_UNLOCK with a FUTEX_WAIT task first in the queue (review N7) */
+
+struct n7_shared {
+	uint32_t word;
+	pid_t a_tid, b_tid;
+	_Atomic int a_done, b_done;
+	volatile long a_ret;
+	volatile int b_ret;
+};
+
+static void *n7_waiter(void *arg)
+{
+	struct n7_shared *s = arg;
+	uint32_t owner = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
+
+	s->a_tid = gettid_();
+	s->a_ret = futex_sys(&s->word, FUTEX_WAIT | PRIV, owner, NULL, NULL, 0);
+	atomic_store(&s->a_done, 1);
+	return NULL;
+}
+
+static void *n7_locker(void *arg)
+{
+	struct n7_shared *s = arg;
+
+	s->b_tid = gettid_();
+	s->b_ret = flock(&s->word, FUTEX_LOCK | PRIV, NULL);
+	if (!s->b_ret)
+		s->b_ret = funlock(&s->word, PRIV);
+	atomic_store(&s->b_done, 1);
+	return NULL;
+}
+
+static void n7_nop(int sig)
+{
+}
+
+/*
+ * A FUTEX_WAIT task queued first, a FUTEX_LOCK waiter second: the
+ * owner's FUTEX_UNLOCK wakes the FUTEX_WAIT task, which will not retry
+ * the lock, so it must wake the lock waiter too.  Lost is a state, not a
+ * time: after the unlock returned, B still asleep in futex(2) with no
+ * owner in the word (W|0); a signal then lets B retry.
+ */
+TEST(unlock_wait_task_top_wakes_lock_waiter)
+{
+	struct sigaction sa = { .sa_handler = n7_nop, .sa_flags = SA_RESTART };
+	struct n7_shared s = { };
+	pid_t pid = getpid();
+	pthread_t a, b;
+	uint32_t tid = gettid_();
+	int lost;
+
+	REQUIRE_OPS();
+	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
+	ASSERT_EQ(0, flock(&s.word, FUTEX_LOCK | PRIV, NULL));
+	ASSERT_EQ(0, pthread_create(&a, NULL, n7_waiter, &s));
+	ASSERT_TRUE(WAIT_FOR(__atomic_load_n(&s.a_tid, __ATOMIC_SEQ_CST)));
+	ASSERT_TRUE(wait_sleeping_in(pid, s.a_tid, SYS_futex));
+	ASSERT_EQ(0, pthread_create(&b, NULL, n7_locker, &s));
+	ASSERT_TRUE(WAIT_FOR(__atomic_load_n(&s.b_tid, __ATOMIC_SEQ_CST)));
+	ASSERT_TRUE(wait_sleeping_in(pid, s.b_tid, SYS_futex));
+	/* B set FUTEX_WAITERS: user space's unlock enters the kernel */
+	ASSERT_FALSE(atomic_compare_exchange_strong((_Atomic uint32_t *)&s.word,
+						    &tid, 0));
+	ASSERT_EQ(0, futex_sys(&s.word, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0));
+	ASSERT_TRUE(WAIT_FOR(atomic_load(&s.b_done) ||
+			     (!(__atomic_load_n(&s.word, __ATOMIC_SEQ_CST) &
+				FUTEX_TID_MASK) &&
+			      task_sleeping_in(pid, s.b_tid, SYS_futex) &&
+			      !(__atomic_load_n(&s.word, __ATOMIC_SEQ_CST) &
+				FUTEX_TID_MASK) &&
+			      !atomic_load(&s.b_done))));
+	lost = !atomic_load(&s.b_done);
+	if (lost) {
+		TH_LOG("lock waiter asleep after FUTEX_UNLOCK, word %#x",
+		       __atomic_load_n(&s.word, __ATOMIC_SEQ_CST));
+		pthread_kill(b, SIGUSR2);
+	}
+	pthread_join(b, NULL);
+	pthread_join(a, NULL);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, s.a_ret);
+	EXPECT_EQ(0, s.b_ret);
+	EXPECT_EQ(0, s.word & FUTEX_TID_MASK);
+}
+
 TEST_HARNESS_MAIN
