@@ -48,7 +48,7 @@ DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12
 TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
-	vm run check check-host check-vm check-voluntary check-base check-up check-harness checkpatch lockcmp \
+	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
 	matrix seedbench patches-export clean distclean futex-torture torture fuzz
 
 help:
@@ -58,6 +58,7 @@ help:
 	@echo "  make check      set-up and every test (host; debug kernel in the VM: kselftests under full and voluntary preemption, module, torture, fuzz)"
 	@echo "  make check-base the kselftests on the base kernel (CI runs it after make check)"
 	@echo "  make check-up   the kselftests on the uniprocessor kernel, one vCPU (CI runs it after check-base)"
+	@echo "  make check-bisect  every prefix of patches/series applies and builds kernel/futex/ (SMP and UP; CI)"
 	@echo
 	@echo "  make deps       install the Debian packages needed (apt-get, idempotent)"
 	@echo "  make kernel     unpack linux-source-6.12, apply patches/series, build bzImage (FLAVOUR=$(FLAVOUR))"
@@ -171,6 +172,11 @@ patches-export:
 
 checkpatch: kernel-src
 	@$(VM)/checkpatch-all $(KSRC)
+
+# Every prefix of the series applies and builds kernel/futex/ with -Werror,
+# with and without CONFIG_SMP (CI runs it; a scratch worktree of KSRC).
+check-bisect: kernel-src
+	@$(VM)/check-bisect $(KSRC) $(REPO)/patches $(BUILD)/bisect
 
 # Torture test and fuzzer of the new ops (host-built, run in the guest over 9p).
 futex-torture: deps
