@@ -27,8 +27,10 @@
  *              (not woken from the queue in this call) and does not own
  *              the word it may be preempted FOR EVER at each preemption
  *              point outside the hb lock: after registering in the slot
- *              and unlocking the hb lock (STOP_REG) and after
- *              preempt_enable() at the end of the spin (STOP_LEAVE).  A
+ *              and unlocking the hb lock (STOP_REG), after
+ *              preempt_enable() at the end of the spin (STOP_LEAVE), and
+ *              in v3 also while spinning with preemption disabled
+ *              (STOP_SPIN: its vCPU preempted by the host, F9).  A
  *              task stopped for ever never runs again.  A woken waiter
  *              may be delayed (any interleaving) but always runs again:
  *              that is the ordinary wake-one behaviour of every mutex.
@@ -131,6 +133,13 @@
 #endif
 #ifndef STOP_LEAVE
 #define STOP_LEAVE	1	/* S may stop for ever after preempt_enable() */
+#endif
+#ifndef STOP_SPIN
+#ifdef V3
+#define STOP_SPIN	1	/* S may stop for ever while spinning (vCPU preempted) */
+#else
+#define STOP_SPIN	0	/* v2 relies on preempt_disable() there (F9: vCPUs) */
+#endif
 #endif
 #ifndef LEAVE_GIVEUP
 #define LEAVE_GIVEUP	1	/* v2: futex_lock_spin_leave() gives up (N3.3) */
@@ -589,6 +598,9 @@ spin:
 		/* why == FAULT: the leave is skipped (N3.1) */
 		goto spin_out
 #endif
+	:: STOP_SPIN && adaptive && !wokenever ->
+		printf("%c: PREEMPTED FOR EVER while spinning (its vCPU), registered\n", NAME(me));
+		goto stop
 	:: printf("%c: spin stops without the lock\n", NAME(me))
 		/* need_resched, signal, deadline, owner off CPU/gone */
 	fi;
