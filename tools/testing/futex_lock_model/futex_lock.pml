@@ -150,6 +150,15 @@
 #ifndef N1_STUB
 #define N1_STUB		0	/* v2 on UP with the old stub (N1): registers, never clears */
 #endif
+#ifndef FWAIT
+#define FWAIT		0	/* a fourth task: FUTEX_WAIT on the lock word (N7) */
+#endif
+#ifndef N7_BUG
+#define N7_BUG		0	/* FUTEX_UNLOCK before the N7 fix */
+#endif
+#ifndef ROBUST_FIX
+#define ROBUST_FIX	0	/* the robust exit wakes a lock waiter behind a FUTEX_WAIT top */
+#endif
 #ifndef BROKEN
 #define BROKEN		0	/* v3 negative controls, see README.md */
 #endif
@@ -158,7 +167,8 @@
 #define O	1
 #define P	2
 #define S	3
-#define NT	4
+#define WT	4	/* FUTEX_WAIT task, with FWAIT */
+#define NT	5
 
 /* task states */
 #define RUN	0
@@ -183,7 +193,7 @@
 byte wtid;		/* the word: TID (0 = free) */
 bit wW;			/* FUTEX_WAITERS */
 bit wOD;		/* FUTEX_OWNER_DIED */
-byte q[2];		/* queued lock waiters, q[0] first */
+byte q[3];		/* queued waiters, q[0] first */
 byte qn;
 byte slot;		/* hb->lock_spinner (a TID, 0 = none) */
 bit holds[NT];		/* property (1) */
@@ -201,10 +211,11 @@ hidden byte more_;
 #define others_can_run(me) \
 	((me != O && st[O] == RUN) || \
 	 (me != P && (st[P] == RUN || (st[P] == SLEEP && woken[P]))) || \
-	 (me != S && (st[S] == RUN || (st[S] == SLEEP && woken[S]))))
+	 (me != S && (st[S] == RUN || (st[S] == SLEEP && woken[S]))) || \
+	 (me != WT && (st[WT] == RUN || (st[WT] == SLEEP && woken[WT]))))
 
 /* Task names in the trail (printf runs only in simulation and replay). */
-#define NAME(t)		(t == O -> 'O' : (t == P -> 'P' : 'S'))
+#define NAME(t)		(t == O -> 'O' : (t == P -> 'P' : (t == S -> 'S' : 'W')))
 #define WORD		wtid, wW, wOD
 
 #define stranded(t)	(st[t] == SLEEP && !woken[t])
@@ -224,7 +235,8 @@ inline q_add(t)
 inline q_del_top()
 {
 	q[0] = q[1];
-	q[1] = 0;
+	q[1] = q[2];
+	q[2] = 0;
 	qn--
 }
 
@@ -232,7 +244,8 @@ inline q_del(t)
 {
 	if
 	:: q[0] == t -> q_del_top()
-	:: q[0] != t && q[1] == t -> q[1] = 0; qn--
+	:: q[0] != t && q[1] == t -> q[1] = q[2]; q[2] = 0; qn--
+	:: q[0] != t && q[1] != t && q[2] == t -> q[2] = 0; qn--
 	:: else -> skip
 	fi
 }
@@ -265,6 +278,17 @@ inline pass_on(uvalW, mayhand)
 	:: !uvalW && qn == 0 -> skip
 	:: !uvalW && qn > 0 ->
 #endif
+	    if
+	    :: q[0] == WT ->
+		/* not a lock waiter: wake the first lock waiter instead */
+		if
+		:: q[1] != 0 ->
+			t_ = q[1]; q_del(t_); woken[t_] = 1; owes[t_] = 1;
+			printf("  pass-on: top is FUTEX_WAIT, wakes %c\n", NAME(t_));
+			t_ = 0
+		:: else -> skip
+		fi
+	    :: else ->
 		t_ = q[0];
 		more_ = (qn > 1);
 		if
@@ -284,6 +308,7 @@ inline pass_on(uvalW, mayhand)
 			printf("  pass-on: wakes %c\n", NAME(t_))
 		fi;
 		t_ = 0; more_ = 0
+	    fi
 	fi
 }
 
@@ -318,13 +343,23 @@ inline futex_unlock(me)
 		q_del_top();
 		woken[t_] = 1;
 		if
-		:: lost[t_] >= THRESH && BROKEN != 5 ->	/* hand-off */
+		:: t_ == WT ->
+			/* not a lock waiter: W stays if more are queued */
+			wtid = 0; wW = more_; wOD = 0;
+			printf("%c: FUTEX_UNLOCK writes W=%d, wakes the FUTEX_WAIT task\n", NAME(me), wW);
+			if
+			:: more_ && !N7_BUG ->	/* and the first lock waiter (N7) */
+				t_ = q[0]; q_del_top(); woken[t_] = 1; owes[t_] = 1;
+				printf("  and wakes %c\n", NAME(t_))
+			:: else -> skip
+			fi
+		:: t_ != WT && lost[t_] >= THRESH && BROKEN != 5 ->	/* hand-off */
 			wtid = t_; wW = more_; wOD = 0;
 			handoff[t_] = 1;
 			acquire(t_);
 			printf("%c: FUTEX_UNLOCK hands the lock to %c (lost %d): word %d W=%d\n",
 			       NAME(me), NAME(t_), lost[t_], wtid, wW)
-		:: else ->
+		:: t_ != WT && (lost[t_] < THRESH || BROKEN == 5) ->
 			assert(lost[t_] < THRESH);	/* (3) */
 			wtid = 0; wW = 0; wOD = 0;
 			counted[t_] = 1; owes[t_] = 1;
@@ -358,9 +393,15 @@ inline robust_death(me)
 		printf("%c: dies owning the lock; robust cleanup: word 0 W=%d OWNER_DIED\n",
 		       NAME(me), wW);
 		if
-		:: wW && qn > 0 ->
+		:: wW && qn > 0 ->	/* futex_wake(uaddr, 1): the top, of any kind */
 			t_ = q[0]; q_del_top(); woken[t_] = 1; owes[t_] = 1;
 			printf("  robust cleanup wakes %c\n", NAME(t_));
+			if
+			:: ROBUST_FIX && t_ == WT && qn > 0 ->
+				t_ = q[0]; q_del_top(); woken[t_] = 1; owes[t_] = 1;
+				printf("  and wakes %c (ROBUST_FIX)\n", NAME(t_))
+			:: else -> skip
+			fi;
 			t_ = 0
 		:: else -> skip
 		fi;
@@ -385,6 +426,27 @@ hold:
 done:
 	st[O] = DONE
 }
+
+#if FWAIT
+/* FUTEX_WAIT(word, val) on the lock word while it is held (misuse). */
+proctype Waiter()
+{
+	if
+	:: atomic { wtid != 0 ->
+		q_add(WT); woken[WT] = 0; st[WT] = SLEEP;
+		printf("W: FUTEX_WAIT on the held word\n") }
+	:: goto wdone
+	fi;
+end_wsleep:
+	if
+	:: woken[WT] -> skip
+	:: atomic { !woken[WT] && others_can_run(WT) -> q_del(WT);
+		printf("W: timeout or signal\n") }
+	fi;
+wdone:
+	st[WT] = DONE
+}
+#endif
 
 /* futex_lock(): P with adaptive = 0, S with adaptive = 1. */
 proctype Locker(byte me; bit adaptive)
@@ -676,12 +738,17 @@ init {
 		wtid = O; holds[O] = 1;
 		run Owner();
 		run Locker(P, P_ADAPTIVE);
-		run Locker(S, 1)
+		run Locker(S, 1);
+#if FWAIT
+		run Waiter();
+#else
+		st[WT] = DONE;
+#endif
 	}
 	/* Property (2), in every state where no task can make a step. */
 	timeout ->
-	printf("END: word %d W=%d OD=%d, queue [%d %d], slot %d, state O/P/S %d/%d/%d (0 run, 1 asleep, 2 done, 3 stopped), woken P/S %d/%d\n",
-	       WORD, q[0], q[1], slot, st[O], st[P], st[S], woken[P], woken[S]);
+	printf("END: word %d W=%d OD=%d, queue [%d %d %d], slot %d, state O/P/S %d/%d/%d (0 run, 1 asleep, 2 done, 3 stopped), woken P/S %d/%d\n",
+	       WORD, q[0], q[1], q[2], slot, st[O], st[P], st[S], woken[P], woken[S]);
 	assert(!(stranded(P) || stranded(S)) ||
 	       (wtid != 0 && st[wtid] == STOPPED))
 }
