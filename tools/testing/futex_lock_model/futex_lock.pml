@@ -34,6 +34,36 @@
  *              task stopped for ever never runs again.  A woken waiter
  *              may be delayed (any interleaving) but always runs again:
  *              that is the ordinary wake-one behaviour of every mutex.
+ *   W (TID 4)  only with FWAIT=1: FUTEX_WAIT on the held lock word (the
+ *              misuse of N7), woken by FUTEX_UNLOCK or the robust exit as
+ *              the top of the queue, or by its own timeout.
+ *
+ * The two designs (-DV2, -DV3)
+ * ----------------------------
+ * Shared: the word, FUTEX_UNLOCK (writes 0 and wakes the top, or hands
+ * the lock to a due top; N7 fixed: a FUTEX_WAIT top also gets the first
+ * lock waiter woken), the robust exit, taking a free word under the hb
+ * lock (W if anybody is queued), the hand-off, timeouts and restarts.
+ *
+ * V2, lock.c as applied: a locker that finds a spinner registered in the
+ * slot sleeps without setting W (relay sleeper: the spinner owes it).
+ * The spinner registers under the hb lock, drops it - a preemption point
+ * on preempt=full, before preempt_disable() (N2) - spins, unregisters
+ * and, unless it faulted (N3.1), runs futex_lock_spin_leave() (take a
+ * free word or set W; it can fault (N3.2), give up after 16 cmpxchg
+ * failures (N3.3) or refuse a free word with a fatal signal pending
+ * (N3.4)) before preempt_enable(); after a take it passes on.  Every
+ * error exit passes on (N5).  N1_STUB=1: the old !CONFIG_SMP stub, which
+ * registered and never cleared the slot.
+ *
+ * V3: nobody relies on the spinner.  Everybody who sleeps sets W first;
+ * the slot only throttles spinning.  A waiter woken by FUTEX_UNLOCK, a
+ * pass-on or the robust exit owes the next wake-up (owes[]): it takes a
+ * free word with W if anybody is queued, spins taking TID|W, sets W to
+ * sleep again, or passes on when it leaves with an error; a caller that
+ * owes nothing passes nothing on.  The optimistic spinner takes
+ * TID|(old W) and, stopping, blocks like everybody else.  A waiter handed
+ * the lock with a fatal signal pending releases it and passes on (N4).
  *
  * Every hb-locked section of lock.c is one atomic step here.  That is
  * exact for what can be observed: the hb lock serialises the sections;
@@ -46,9 +76,13 @@
  * by their give-up outcome where it matters (LEAVE_GIVEUP, v2 N3.3).  The
  * spin loop is one nondeterministic choice, made at any time while the
  * other tasks run: take the free word, or stop (need_resched, signal,
- * deadline, owner not on a CPU), or fault.  FUTEX_WAIT tasks (N7) and
- * owners dying without a robust list (nobody is responsible by design:
- * lockers find ESRCH) are not modelled.
+ * deadline, owner not on a CPU), or fault.  Not modelled: owners dying
+ * without a robust list (nobody is responsible by design: lockers find
+ * ESRCH, sleepers wait for their timeout), EDEADLK (no task relocks),
+ * priorities (one plist priority, so the queue is FIFO), other keys
+ * sharing the bucket (they only make the slot busy more often, which
+ * P_ADAPTIVE=1 covers), and the -EAGAIN/out_changed retries (no effect
+ * beyond the atomic sections above).
  *
  * Properties
  * ----------
@@ -87,17 +121,24 @@
  * (3) The hand-off bound.  lost[t] counts the wake-ups by FUTEX_UNLOCK or
  *     a pass-on after which t did not get the lock (it counts where lock.c
  *     does: going back to sleep, or leaving on a signal restart).  A
- *     waiter with lost >= THRESH is not woken to compete again: FUTEX_UNLOCK
- *     and a pass-on hand it the lock, or set W so that the owner's unlock
- *     comes to FUTEX_UNLOCK.  The only counted wake-up a due waiter can
- *     still get is a pass-on finding the word free with OWNER_DIED set
- *     (futex_lock_pass_on_handoff() refuses it), which needs a robust
- *     owner death, and lost grows by one at most per such wake-up, so
+ *     waiter with lost >= THRESH ("due") is not woken to compete again:
+ *     FUTEX_UNLOCK hands it the lock; a pass-on hands it a free word or
+ *     sets W so that the owner's unlock comes to FUTEX_UNLOCK.  Asserted
+ *     at every counted wake-up:
  *
- *       lost[t] <= THRESH + MAXDEATH           (asserted at each lost++)
+ *       FUTEX_UNLOCK wakes only waiters with lost < THRESH;
+ *       a pass-on wakes a due waiter only when it cannot read the word
+ *       (the fault exit, futex_lock_pass_on_fault()) or finds it free
+ *       with OWNER_DIED (futex_lock_pass_on_handoff() refuses that);
  *
- *     (a fault in the hand-off's word access, not modelled, would be one
- *     more such case).
+ *     each counted wake-up adds at most one to lost, and each of those
+ *     two cases needs a fault of a leaving caller or a robust owner
+ *     death, so, asserted at each lost++:
+ *
+ *       lost[t] <= THRESH + MAXDEATH + FAULTS
+ *
+ *     The search reaches THRESH + 1 (a fault exit waking the due top)
+ *     and no more; with FAULTS=0 it stays at THRESH.
  */
 
 /* ---- configuration (cpp: spin -DNAME=VALUE) ---- */
