@@ -567,7 +567,9 @@ retry:
 				count_loss(me);		/* futex_lock_save_lost() */
 				act = ACT_RESTART
 			:: pend == EV_NONE && may_spin && slot == 0 ->
-				may_spin = 0;
+#if BROKEN != 6
+				may_spin = 0;		/* once per wake-up */
+#endif
 				slot = me;		/* register */
 				printf("%c: word held by %c: registers in the spinner slot, drops the hb lock\n",
 				       NAME(me), NAME(wtid));

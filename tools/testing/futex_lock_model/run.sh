@@ -171,9 +171,9 @@ expect_fail() {
 echo "TAP version 13"
 echo "# spin $(spin -V 2>&1 | sed -n 's/Spin Version \([^ ]*\).*/\1/p'), model $model"
 if [ "${EXTRA:-0}" = 1 ]; then
-	echo "1..23"
+	echo "1..24"
 else
-	echo "1..21"
+	echo "1..22"
 fi
 
 # v3: one search checks the three properties; one line each.
@@ -254,6 +254,9 @@ expect_fail v3-broken4 two-owners "spin takes the free word" \
 expect_fail v3-broken5 handoff-bound "FUTEX_UNLOCK writes 0, wakes" \
 	"broken v3 (FUTEX_UNLOCK never hands off) violates the hand-off bound as expected" \
 	-DV3 -DBROKEN=5
+NP=1 expect_fail v3-broken6 cycle "registers in the spinner slot" \
+	"broken v3 (the spinner may spin again without a wake-up) has a cycle as expected" \
+	-DV3 -DBROKEN=6
 
 # The N2 counterexample, for the log.
 if [ -s "$out/v2-N2.trail.txt" ]; then
