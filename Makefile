@@ -33,6 +33,7 @@ VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
 KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" LOCALVERSION= -j$(JOBS)
 SELFTESTS := tools/testing/selftests/futex_lock
 FTORTURE  := tools/testing/futex_torture
+MODEL     := tools/testing/futex_lock_model
 # make torture / make fuzz: seconds of the run, seed, extra arguments
 DURATION  ?= 60
 SEED      ?= 1
@@ -49,7 +50,7 @@ TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
-	matrix seedbench patches-export clean distclean futex-torture torture fuzz
+	matrix seedbench patches-export clean distclean futex-torture torture fuzz model
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -72,6 +73,7 @@ help:
 	@echo "  make torture    futex_torture in the VM for DURATION=s (FLAVOUR=base|debug, SEED, TORTURE_ARGS)"
 	@echo "  make fuzz       futex_fuzz in the VM for DURATION=s (FLAVOUR=base|debug, SEED, FUZZ_ARGS)"
 	@echo "  make checkpatch scripts/checkpatch.pl --strict on patches/ and kernel/"
+	@echo "  make model      SPIN model check of the lock word protocol: v3 passes, v2 and broken v3 fail as expected"
 	@echo "  make patches-export  write the commits base..futex-lock of build/linux-source-6.12 to patches/"
 	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
 	@echo "  make distclean  remove build/ entirely"
@@ -153,9 +155,15 @@ seedbench: kernel userspace
 # Every test, on the debug kernel (full preemption, lockdep, KASAN...).
 check-steps: FLAVOUR = debug
 # Each step stops make on failure; the last line counts the suites that ran.
-check-steps: check-commands check-host check-harness checkpatch check-vm check-voluntary
+check-steps: check-commands model check-host check-harness checkpatch check-vm check-voluntary
 	@echo "check: kernel $$(cat $(KOUT)/include/config/kernel.release) (debug: preempt=full, kselftests again with preempt=voluntary) from $(notdir $(TARBALL))"
-	@echo "check: $$((5 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
+	@echo "check: $$((6 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
+
+# The SPIN model of the FUTEX_LOCK word protocol (tools/testing/futex_lock_model):
+# v3 must pass exhaustively; v2's counterexamples (N1, N2, N3) and broken v3
+# variants must be found.  TAP; counterexamples in build/futex_lock_model/.
+model: deps
+	@OUT=$(BUILD)/futex_lock_model $(MODEL)/run.sh
 
 check-host: userspace
 	@$(MAKE) -C userspace check
