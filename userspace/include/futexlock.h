@@ -349,9 +349,13 @@ struct fl_bench_result {
 	uint64_t thr_min, thr_max;	/* per-thread iterations */
 	double thr_mean, thr_stddev;
 	uint64_t protected_counter;	/* incremented inside the lock */
-	/* entries into the critical section that found another owner in it
-	 * (the owner flag, set by atomic exchange on entry, cleared on exit) */
+	/* entries into the critical section that found another owner in it,
+	 * and exits that found another owner had entered (the owner word,
+	 * lib/bench.c) */
 	uint64_t overlaps;
+	/* entries that followed another thread's (0: the check saw no
+	 * two threads take the lock in turn; nothing was exercised) */
+	uint64_t handoffs;
 	/* protected_counter == iterations and overlaps == 0 */
 	bool mutex_ok;
 	struct fl_kstats kstats;	/* deltas; n = -1 if not readable */
@@ -364,6 +368,14 @@ struct fl_bench_result {
 	unsigned lat_threads;
 	double thr_worst_min_us, thr_worst_med_us, thr_worst_max_us;
 };
+
+/*
+ * The exclusion check's window inside every critical section: the
+ * protected counter is loaded, FL_CHECK_WINDOW_LOOPS fl_delay() loops run,
+ * the counter + 1 is stored (the hold delay -d follows).  So even -d 0
+ * holds the lock for this long; overhead reports what it costs.
+ */
+#define FL_CHECK_WINDOW_LOOPS 64
 
 /* Runs one benchmark. Returns 0, or -1 with res->error set. */
 int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res);

@@ -215,7 +215,23 @@ check "kernel stats: JSON equals text" \
 out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 "$FL" -m test-broken -t 2 --duration 0.2 -d 0 -w 0 2>&1); rc=$?
 check "futex_lock -m test-broken -d 0 -w 0 (a lock that excludes nobody): VIOLATED, exit 3 (rc=$rc)" \
 	eval '[ $rc -eq 3 ] && grep -q "^mutual exclusion: VIOLATED" <<<"$out" &&
-	      grep -q "entries found another thread inside" <<<"$out"'
+	      grep -q "critical sections overlapped another" <<<"$out"'
+# Iteration-bounded too (each thread runs its share and stops, so the two
+# overlap only while both run), pinned and not, 10 runs each: every run
+# must be caught.  The old 3-instruction window let 9 of 20 pass as "ok".
+caught=0 runs=0 seen=
+for pin in "" --pin; do
+	for _ in $(seq 10); do
+		FUTEXLOCK_TEST_BROKEN_LOCK=1 "$FL" -m test-broken -t 2 -i 2000000 \
+			-d 0 -w 0 $pin >"$TMP/brk.out" 2>&1; rc=$?
+		runs=$((runs + 1))
+		seen="$seen $rc"
+		[ $rc -eq 3 ] && grep -q "^mutual exclusion: VIOLATED" "$TMP/brk.out" &&
+			caught=$((caught + 1))
+	done
+done
+check "futex_lock -m test-broken -i 2000000 -d 0 -w 0 [--pin]: caught in $caught of $runs runs (exit codes:$seen)" \
+	test $caught -eq $runs
 
 # --- --compare: paired, shuffled, A/A control, interval and verdict ---
 "$FL" --compare -r 5 -i 400 -t 2 -d 10 -w 10 --seed 7 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
@@ -259,10 +275,10 @@ check "-S (shared futexes): exact calls, mutual exclusion ok" \
 	-a -n "$(grep 'futex: shared; locks: one$' <<<"$out")" \
 	-a -n "$(grep -x 'mutual exclusion: ok (protected counter 20000)' <<<"$out")"
 out=$("$FL" -m waitwake -M -i 20000 -t 4 -d 10 -w 10 2>&1); rc=$?
-check "-M (one lock per thread): exact, no contention so no syscalls" \
+check "-M (one lock per thread): exact, no contention so no syscalls, exclusion not exercised" \
 	test $rc -eq 0 -a -n "$(grep -x 'lock syscalls: 0 (0.00%)' <<<"$out")" \
 	-a -n "$(grep 'locks: one per thread$' <<<"$out")" \
-	-a -n "$(grep -x 'mutual exclusion: ok (protected counter 20000)' <<<"$out")"
+	-a -n "$(grep -x 'mutual exclusion: not exercised (protected counter 20000; no thread took the lock after another)' <<<"$out")"
 out=$("$FL" -m pthread -s -S -M --duration 0.1 -t 2 -d 10 -w 10 2>&1); rc=$?
 check "-s: one line, perf bench futex format" \
 	test $rc -eq 0 -a "$(wc -l <<<"$out")" = 1 \
