@@ -647,6 +647,7 @@ static void json_run(const struct opts *o, const struct run *run,
 
 struct summary {
 	size_t n;
+	size_t failed;		/* runs of this instance that failed */
 	double median, spread, min, max;
 	struct fl_ratio_ci ratio;
 	double lock_pct, unlock_pct, kcpu, cpu_per_kiter, vcs, ivcs;
@@ -702,6 +703,8 @@ static void summarize(struct compare *cmpw, const struct run *runs,
 		for (size_t i = 0; i < nruns; i++) {
 			const struct fl_bench_result *r = &runs[i].r;
 
+			if (runs[i].inst == k && r->error[0])
+				s[k].failed++;
 			if (runs[i].inst != k || r->error[0])
 				continue;
 			v[s[k].n++] = r->kiter_s;
@@ -736,12 +739,14 @@ static void summarize(struct compare *cmpw, const struct run *runs,
 			/* Kiter/s: higher is better; the A/A row is its own band */
 			fl_compare(x, base, k == cmp->aa ? x : aa, cmp->reps,
 				   FL_HIGHER_IS_BETTER, &s[k].ratio);
+			if (s[k].failed)	/* no verdict from a failed row */
+				fl_fail(&s[k].ratio);
 		}
 	}
 	/* the winner: best against runner-up, judged against the A/A band */
 	cmpw->win = cmpw->second = SIZE_MAX;
 	for (size_t k = 0; k < cmp->ninst; k++) {
-		if (k == cmp->aa || !s[k].n)
+		if (k == cmp->aa || !s[k].n || s[k].failed)
 			continue;
 		if (cmpw->win == SIZE_MAX || s[k].median > s[cmpw->win].median) {
 			cmpw->second = cmpw->win;
@@ -818,10 +823,11 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 			snprintf(ratio, sizeof(ratio), "1");
 			snprintf(ci, sizeof(ci), "(baseline)");
 			verdict = "-";
-		} else if (s[k].ratio.verdict == FL_NO_DATA) {
+		} else if (s[k].ratio.verdict == FL_NO_DATA ||
+			   s[k].ratio.verdict == FL_FAILED) {
 			snprintf(ratio, sizeof(ratio), "-");
 			snprintf(ci, sizeof(ci), "-");
-			verdict = "-";
+			verdict = fl_verdict_name(s[k].ratio.verdict);
 		} else {
 			snprintf(ratio, sizeof(ratio), "%.2f", s[k].ratio.median);
 			snprintf(ci, sizeof(ci), "%.2f-%.2f", s[k].ratio.lo,
@@ -857,8 +863,10 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	printf("ratio = median over %u repetitions of Kiter/s(mode) / Kiter/s(baseline) in the\n"
 	       "same repetition (order shuffled every repetition, seed %" PRIu64 "); 95%% CI: bootstrap of\n"
 	       "that median; verdict (Kiter/s: higher is better): faster/slower only with >= %d pairs and a CI\n"
-	       "that excludes 1 and is disjoint from the A/A row's CI, else indistinguishable or insufficient data.\n"
-	       "The A/A row is the baseline run again as a separate instance: its interval is the noise floor.\n"
+	       "that excludes 1 and is clear of the A/A band (the A/A row's CI [lo,hi] and its reciprocal\n"
+	       "[1/hi,1/lo]), else indistinguishable or insufficient data; failed: a run of that mode failed.\n"
+	       "The A/A row is the baseline run again as a separate instance: its interval is the noise floor\n"
+	       "(verdict 'control': it is the band, not a claim).\n"
 	       "vcs/ics per Kit: voluntary/involuntary context switches per 1000 iterations;\n"
 	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency (random phase per\n"
 	       "thread) over all repetitions, lat-n samples (p99 is '-' below 100 samples)\n",
@@ -1001,6 +1009,9 @@ static void json_summary(const struct compare *cmp)
 			if (k == cmp->base)
 				fprintf(jout, "1, \"ratio_lo\": 1, \"ratio_hi\": 1, \"pairs\": %u, \"verdict\": \"baseline\"",
 					cmp->reps);
+			else if (s[k].ratio.verdict == FL_FAILED)
+				fprintf(jout, "null, \"ratio_lo\": null, \"ratio_hi\": null, \"pairs\": %zu, \"verdict\": \"failed\", \"failed_runs\": %zu",
+					s[k].ratio.n, s[k].failed);
 			else if (s[k].ratio.n < 2)
 				fprintf(jout, "null, \"ratio_lo\": null, \"ratio_hi\": null, \"pairs\": %zu, \"verdict\": null",
 					s[k].ratio.n);

@@ -807,6 +807,11 @@ int main(int argc, char **argv)
 				   FL_LOWER_IS_BETTER, &pr);
 			if (k == o.base)
 				lr.n = tr.n = pr.n = 0;
+			if (s->failed) {	/* no verdict from a row that failed */
+				fl_fail(&lr);
+				fl_fail(&tr);
+				fl_fail(&pr);
+			}
 			if (!json) {
 				if (!s->available)
 					printf("%-22s unavailable\n", name);

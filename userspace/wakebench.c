@@ -721,6 +721,11 @@ static int run_sweep(struct opts *o, unsigned w, bool first)
 				   FL_LOWER_IS_BETTER, &tr);
 			if (k == o->base)
 				mr.n = lr.n = tr.n = 0;
+			if (s->failed) {	/* no verdict from a row that failed */
+				fl_fail(&mr);
+				fl_fail(&lr);
+				fl_fail(&tr);
+			}
 			if (!json) {
 				if (!s->available) {
 					printf("%-20s unavailable%s\n", name, m->kind == M_HYBRID ?

@@ -20,27 +20,6 @@
 
 struct fl_bench;
 
-/*
- * The owner word of the exclusion check, on a cache line of its own (not
- * the counter's): every entry into the critical section checks that it is
- * 0 and stores the caller's TID, loads the protected counter, waits
- * FL_CHECK_WINDOW_LOOPS, stores the counter + 1, runs the hold delay and,
- * on exit, checks that the word still holds its TID before it clears it.
- * Plain loads and stores, no locked instruction: a correct lock orders
- * them by its own acquire/release.  Two owners whose windows overlap in
- * any way are caught, by the one that entered second on entry or by the
- * first on exit, and their counter updates are lost; the window is about
- * FL_CHECK_WINDOW_LOOPS long even at -d 0 (the old check was xchg; addq;
- * store on the counter's line, 3 instructions, and let a lock that
- * excludes nobody pass in 9 of 20 iteration-bounded runs).
- * 'last' is the TID of the latest entry: an entry that finds another
- * thread's TID there is a hand-off; a run without one never had two
- * threads take the lock one after the other, so it checked nothing.
- */
-struct fl_owner {
-	_Atomic uint32_t owner, last;
-};
-
 struct fl_worker {
 	_Alignas(FL_CACHELINE) struct fl_bench *b;
 	pthread_t th;
@@ -56,7 +35,7 @@ struct fl_worker {
 	/* -M: this thread's own lock, protected counter and owner word */
 	struct fl_lock own_lock;
 	_Alignas(FL_CACHELINE) uint64_t own_counter;
-	_Alignas(FL_CACHELINE) struct fl_owner own_owner;
+	struct fl_owner own_owner;
 	/* entries that found another owner inside, and exits that found
 	 * the owner word no longer theirs (see struct fl_owner) */
 	_Alignas(FL_CACHELINE) uint64_t overlaps;
@@ -68,7 +47,7 @@ struct fl_bench {
 	struct fl_lock lock;
 	/* the data the lock protects and the owner word, a line each */
 	_Alignas(FL_CACHELINE) uint64_t protected_counter;
-	_Alignas(FL_CACHELINE) struct fl_owner owner;
+	struct fl_owner owner;
 	_Alignas(FL_CACHELINE) atomic_int stop;
 	const struct fl_bench_cfg *cfg;
 	pthread_barrier_t barrier;
@@ -161,27 +140,22 @@ static void *worker(void *arg)
 	 * every - 1), then one timed acquire; the plain loop checks nothing
 	 * but its count (or the stop flag).
 	 */
+	/*
+	 * The exclusion check (struct fl_owner) around a load / 64-loop
+	 * delay / store of the counter on its own line: the window is that
+	 * long even at -d 0 (the old check, xchg; addq; store on the
+	 * counter's line, let a lock that excludes nobody pass in 9 of 20
+	 * iteration-bounded runs); overlapping owners also lose counts.
+	 */
 #define CRITICAL() do {						\
-		uint32_t prev = atomic_load_explicit(&ow->last,		\
-						     memory_order_relaxed);	\
 		uint64_t v;						\
 									\
-		if (atomic_load_explicit(&ow->owner, memory_order_relaxed)) \
-			w->overlaps++;					\
-		atomic_store_explicit(&ow->owner, me, memory_order_relaxed); \
-		if (prev != me) {					\
-			w->handoffs += prev != 0;			\
-			atomic_store_explicit(&ow->last, me,		\
-					      memory_order_relaxed);	\
-		}							\
+		w->overlaps += fl_owner_enter(ow, me, &w->handoffs);	\
 		v = *ctr;						\
 		fl_delay(FL_CHECK_WINDOW_LOOPS);			\
 		*ctr = v + 1;						\
 		fl_delay(hold);						\
-		if (atomic_load_explicit(&ow->owner,			\
-					 memory_order_relaxed) != me)	\
-			w->overlaps++;					\
-		atomic_store_explicit(&ow->owner, 0, memory_order_relaxed); \
+		w->overlaps += fl_owner_leave(ow, me);			\
 	} while (0)
 #define ITER() do {				\
 		fl_lock(l, &w->c);		\
