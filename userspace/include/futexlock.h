@@ -221,8 +221,10 @@ double fl_quantile(const double *v, size_t n, double q);
  *   FL_INDISTINGUISHABLE  otherwise
  *   FL_CONTROL            the A/A row itself: it is the band, not a claim
  *   FL_FAILED             a run of this row failed (fl_fail()): no ratio
+ * The verdict is the median's.  Beside it the JSON gives the ratio of the
+ * means (mean_ratio) and tail_disagrees when that points the other way.
  */
-#define FL_BOOT_RESAMPLES 2000
+#define FL_BOOT_RESAMPLES 10000	/* verdicts hinge on the endpoints */
 #define FL_BOOT_SEED 0x9e3779b97f4a7c15ull
 /* a bootstrap of the median of 2-4 values is about their range: too
  * narrow to decide anything (seen: A/A 1.10-1.15 from 3 pairs) */
@@ -240,6 +242,13 @@ struct fl_ratio_ci {
 	size_t aa_n;
 	double aa_median, aa_lo, aa_hi;
 	enum fl_verdict verdict;
+	/* sum(x) / sum(base) over the same pairs (fl_ratio_ci; 0: none):
+	 * the ratio of the means, which a few slow repetitions move and the
+	 * median does not; no interval, reported beside the median */
+	double mean_ratio;
+	/* faster/slower by the median, but the mean ratio on the other side
+	 * of 1 (a skewed metric: read both) */
+	bool tail_disagrees;
 };
 /* the one PRNG (xorshift64*, a zero state is replaced) */
 uint64_t fl_rng_next(uint64_t *s);

@@ -93,14 +93,22 @@ int fl_median_ci(const double *ratios, size_t n, struct fl_ratio_ci *r)
 int fl_ratio_ci(const double *x, const double *base, size_t n,
 		struct fl_ratio_ci *r)
 {
-	double *ratios = malloc((n ? n : 1) * sizeof(*ratios));
+	double *ratios = calloc(n ? n : 1, sizeof(*ratios));
 	int ret;
+
+	double sx = 0.0, sb = 0.0;
 
 	if (!ratios)
 		abort();
-	for (size_t i = 0; i < n; i++)
-		ratios[i] = x[i] > 0.0 && base[i] > 0.0 ? x[i] / base[i] : 0.0;
+	for (size_t i = 0; i < n; i++) {
+		bool pair = x[i] > 0.0 && base[i] > 0.0;
+
+		ratios[i] = pair ? x[i] / base[i] : 0.0;
+		sx += pair ? x[i] : 0.0;
+		sb += pair ? base[i] : 0.0;
+	}
 	ret = fl_median_ci(ratios, n, r);
+	r->mean_ratio = sb > 0.0 ? sx / sb : 0.0;
 	free(ratios);
 	return ret;
 }
@@ -152,6 +160,9 @@ void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
 		return;
 	}
 	r->verdict = higher == (better == FL_HIGHER_IS_BETTER) ? FL_FASTER : FL_SLOWER;
+	/* a few slow repetitions move the mean, not the median: say so */
+	r->tail_disagrees = r->mean_ratio > 0.0 &&
+		(higher ? r->mean_ratio < 1.0 : r->mean_ratio > 1.0);
 }
 
 int fl_compare(const double *x, const double *base, const double *aa,
@@ -243,6 +254,9 @@ void fl_json_ci(FILE *f, const struct fl_ratio_ci *r)
 			r->aa_lo <= 1.0 && r->aa_hi >= 1.0 ? "true" : "false");
 	else
 		fprintf(f, "\"aa\": null, \"aa_ok\": null, ");
+	if (r->mean_ratio > 0.0)
+		fprintf(f, "\"mean_ratio\": %.4f, \"tail_disagrees\": %s, ", r->mean_ratio,
+			r->tail_disagrees ? "true" : "false");
 	fprintf(f, "\"min_pairs\": %d, \"insufficient\": %s, \"verdict\": \"%s\"}",
 		FL_MIN_VERDICT_PAIRS,
 		r->verdict == FL_INSUFFICIENT ||

@@ -56,7 +56,7 @@ int main(void)
 	size_t jlen = 0;
 	FILE *f;
 
-	printf("TAP version 13\n1..19\n");
+	printf("TAP version 13\n1..20\n");
 	/* a tight A/A: the baseline again, +-2 % */
 	series(base, tight, 1.0, 0.02, 11, N);
 
@@ -170,6 +170,25 @@ int main(void)
 	   strstr(json, "\"aa\": {\"n\": 20") && strstr(json, "\"aa_ok\": true") &&
 	   strstr(json, "\"insufficient\": false") && strstr(json, "\"min_pairs\": 5"),
 	   "JSON: better lower, verdict slower, the A/A band, aa_ok, insufficient, min_pairs", json);
+	free(json);
+
+	/*
+	 * A skewed time (M4): 17 repetitions at 0.9x, 3 at 20x.  The median
+	 * says faster; the mean ratio (> 1) says otherwise, and the JSON
+	 * flags it.
+	 */
+	series(base, x, 0.9, 0.01, 13, N);
+	for (size_t i = 0; i < 3; i++)
+		x[i * 7] = 20.0 * base[i * 7];
+	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
+	f = open_memstream(&json, &jlen);
+	if (!f)
+		return 1;
+	fl_json_ci(f, &r);
+	fclose(f);
+	ok(r.verdict == FL_FASTER && r.mean_ratio > 1.0 && r.tail_disagrees &&
+	   strstr(json, "\"tail_disagrees\": true"),
+	   "a skewed time: verdict by the median, mean_ratio > 1 and tail_disagrees", json);
 	free(json);
 
 	/* a failed row (M3): verdict "failed", no ratio in the JSON */
