@@ -185,6 +185,18 @@ fi
 out=$($T "$B/lockbench" -m pthread -t 2 -l 200 -r 2 -T wait 2>&1); rc=$?
 check "lockbench -m pthread (can run): exit 0 (rc=$rc)" test $rc -eq 0
 
+# --- the published results: every JSON in Documentation/results is of the
+# current schema, from a clean tree, carries its per-repetition values and
+# has every verdict by the rule (a file the tools can no longer write is
+# re-measured or removed, not left with old verdicts) ---
+for f in ../Documentation/results/*.json; do
+	[ -e "$f" ] || continue
+	out=$("$PY" tests/check_seed.py published "$f" "$have_fl" 2>&1); rc=$?
+	[ $rc -eq 0 ] || sed "s/^/# /" <<<"$out" | tail -4
+	check "published $(basename "$f"): schema, clean commit, per-repetition values, verdicts by the rule" \
+		test $rc -eq 0
+done
+
 echo "1..$n"
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check the --json output of the seed tools (bench-tests.sh).
-Usage: check_seed.py lockbench|wakebench|queuebench|failed JSON HAVE_FUTEX_LOCK(0|1)
+Usage: check_seed.py lockbench|wakebench|queuebench|failed|published JSON HAVE_FUTEX_LOCK(0|1)
 Explicit checks (no `assert`, so PYTHONOPTIMIZE cannot switch them off);
 exit 0 if all hold, 1 with the reasons.  Besides the rows, every interval
 is checked against the rule of lib/compare.c: its direction (times lower is
@@ -164,6 +164,40 @@ def failed(j, have):
                          c, (c or {}).get("better", "lower"), 5, r["aa"], True)
 
 
+def published(j, have):
+    """a results file of Documentation/results (seed tool or matrix): the
+    current schema, a clean commit, the per-repetition values, and every
+    verdict by the rule (review 19, H2 and M6)"""
+    need(not str(j.get("git_commit", "")).endswith("-dirty"), "built from a dirty tree",
+         j.get("git_commit"))
+    if "cells" in j:            # make matrix: futex_lock --compare per cell
+        for c in j["cells"]:
+            r = c["result"]
+            provenance(r)
+            for m in r.get("summary", []):
+                if m.get("baseline") or not m.get("available"):
+                    continue
+                check_ci("cell %s/%s/%s %s" % (c["threads"], c["hold_loops"],
+                                               c["outside_loops"], m["instance"]),
+                         m.get("comparison"), "higher", 5, m["control"],
+                         m.get("verdict") == "failed")
+                need(m.get("verdict") == (m.get("comparison") or {}).get("verdict"),
+                     m["instance"], "row verdict != its comparison's")
+            need(any(x.get("kiter_s") for x in r.get("runs", [])), "cell without its runs")
+        return
+    mp = provenance(j)
+    rows = list(all_rows(j))
+    need(rows, "no rows")
+    for r in rows:
+        name = r.get("type") or r.get("method") or r.get("queue")
+        need(any(k.endswith("_reps") and isinstance(v, list) for k, v in r.items()),
+             name, "no per-repetition values")
+        for key, c in r.items():
+            if key.endswith("_ratio") and c is not None:
+                check_ci("%s %s" % (name, key), c, c.get("better"), mp, r["aa"],
+                         bool(r.get("error") or r.get("failed")))
+
+
 def main():
     tool, path, have = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
     try:
@@ -173,7 +207,7 @@ def main():
         return 1
     try:
         {"lockbench": lockbench, "wakebench": wakebench, "queuebench": queuebench,
-         "failed": failed}[tool](j, have)
+         "failed": failed, "published": published}[tool](j, have)
     except (KeyError, TypeError, IndexError) as e:
         bad.append("malformed: %r" % (e,))
     for b in bad:

@@ -40,6 +40,20 @@ static void series(double *base, double *x, double factor, double noise,
 	}
 }
 
+/* fl_json_ci() of r as a string (free it) */
+static char *json_of(const struct fl_ratio_ci *r)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+
+	if (!f)
+		abort();
+	fl_json_ci(f, r);
+	fclose(f);
+	return json;
+}
+
 static const char *desc(const struct fl_ratio_ci *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "ratio %.2f [%.2f,%.2f], A/A [%.2f,%.2f] n=%zu: %s",
@@ -52,9 +66,7 @@ int main(void)
 {
 	double base[N], x[N], tight[N], wide[N];
 	struct fl_ratio_ci r, r2, band;
-	char b[200], *json = NULL;
-	size_t jlen = 0;
-	FILE *f;
+	char b[200], *json;
 
 	printf("TAP version 13\n1..20\n");
 	/* a tight A/A: the baseline again, +-2 % */
@@ -161,11 +173,7 @@ int main(void)
 	/* the JSON of a time 2.5x the baseline */
 	series(base, x, 2.5, 0.05, 8, N);
 	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
-	f = open_memstream(&json, &jlen);
-	if (!f)
-		return 1;
-	fl_json_ci(f, &r);
-	fclose(f);
+	json = json_of(&r);
 	ok(strstr(json, "\"better\": \"lower\"") && strstr(json, "\"verdict\": \"slower\"") &&
 	   strstr(json, "\"aa\": {\"n\": 20") && strstr(json, "\"aa_ok\": true") &&
 	   strstr(json, "\"insufficient\": false") && strstr(json, "\"min_pairs\": 5"),
@@ -181,11 +189,7 @@ int main(void)
 	for (size_t i = 0; i < 3; i++)
 		x[i * 7] = 20.0 * base[i * 7];
 	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
-	f = open_memstream(&json, &jlen);
-	if (!f)
-		return 1;
-	fl_json_ci(f, &r);
-	fclose(f);
+	json = json_of(&r);
 	ok(r.verdict == FL_FASTER && r.mean_ratio > 1.0 && r.tail_disagrees &&
 	   strstr(json, "\"tail_disagrees\": true"),
 	   "a skewed time: verdict by the median, mean_ratio > 1 and tail_disagrees", json);
@@ -194,11 +198,7 @@ int main(void)
 	/* a failed row (M3): verdict "failed", no ratio in the JSON */
 	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
 	fl_fail(&r);
-	f = open_memstream(&json, &jlen);
-	if (!f)
-		return 1;
-	fl_json_ci(f, &r);
-	fclose(f);
+	json = json_of(&r);
 	ok(r.verdict == FL_FAILED && strstr(json, "\"verdict\": \"failed\"") &&
 	   !strstr(json, "median") && !strstr(json, "\"lo\""),
 	   "a failed row: verdict 'failed', no ratio", json);
