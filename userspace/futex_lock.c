@@ -481,12 +481,14 @@ static void print_text(const struct opts *o, const struct run *run)
 	       " mean %.1f stddev %.1f (cv %.1f%%)\n", r->thr_min, r->thr_max,
 	       r->thr_mean, r->thr_stddev,
 	       r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0.0);
-	/* "ok" only when two threads took the lock in turn at least once */
-	printf("mutual exclusion: %s (protected counter %" PRIu64 "%s)\n",
-	       !r->mutex_ok ? "VIOLATED" : r->handoffs ? "ok" : "not exercised",
-	       r->protected_counter,
-	       r->mutex_ok && !r->handoffs ?
-	       "; no thread took the lock after another" : "");
+	/* "ok" only when threads took the lock in turn often enough */
+	if (r->mutex_ok && r->handoffs < FL_MIN_HANDOFFS)
+		printf("mutual exclusion: not exercised (protected counter %" PRIu64
+		       "; %" PRIu64 " hand-offs, fewer than %d)\n",
+		       r->protected_counter, r->handoffs, FL_MIN_HANDOFFS);
+	else
+		printf("mutual exclusion: %s (protected counter %" PRIu64 ")\n",
+		       r->mutex_ok ? "ok" : "VIOLATED", r->protected_counter);
 	if (r->overlaps)
 		printf("mutual exclusion: %" PRIu64 " critical sections overlapped another (owner word)\n",
 		       r->overlaps);
@@ -629,7 +631,8 @@ static void json_run(const struct opts *o, const struct run *run,
 	fprintf(jout, "},\n%s \"protected_counter\": %" PRIu64 ", \"overlaps\": %" PRIu64
 		", \"handoffs\": %" PRIu64 ", \"mutex_ok\": %s, \"exclusion_exercised\": %s",
 		ind, r->protected_counter, r->overlaps, r->handoffs,
-		r->mutex_ok ? "true" : "false", r->handoffs ? "true" : "false");
+		r->mutex_ok ? "true" : "false",
+		r->handoffs >= FL_MIN_HANDOFFS ? "true" : "false");
 	fprintf(jout, ",\n%s \"kernel_stats\": ", ind);
 	if (r->kstats.n < 0) {
 		fprintf(jout, "null");

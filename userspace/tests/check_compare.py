@@ -66,7 +66,7 @@ def main():
     navail = sum(1 for m in s if m["available"])
     need(len(runs) == rep * navail, "runs", len(runs), "!=", rep * navail)
     need(all(r["lock_calls"] == it and r["mutex_ok"] and "handoffs" in r
-             and r["exclusion_exercised"] == (r["handoffs"] > 0) for r in runs),
+             and r["exclusion_exercised"] == (r["handoffs"] >= 100) for r in runs),
          "a run with wrong calls, mutex_ok false or no hand-off count")
     # paired and shuffled: every repetition ran every instance once
     for k in range(1, rep + 1):

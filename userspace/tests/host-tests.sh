@@ -217,21 +217,26 @@ check "futex_lock -m test-broken -d 0 -w 0 (a lock that excludes nobody): VIOLAT
 	eval '[ $rc -eq 3 ] && grep -q "^mutual exclusion: VIOLATED" <<<"$out" &&
 	      grep -q "critical sections overlapped another" <<<"$out"'
 # Iteration-bounded too (each thread runs its share and stops, so the two
-# overlap only while both run), pinned and not, 10 runs each: every run
-# must be caught.  The old 3-instruction window let 9 of 20 pass as "ok".
-caught=0 runs=0 seen=
+# overlap only while both run), pinned and not, 10 runs each: no run may
+# pass as "ok".  Each is caught (exit 3), or, when the loaded host let the
+# two threads take turns fewer than FL_MIN_HANDOFFS times, says "not
+# exercised".  The old 3-instruction window let 9 of 20 pass as "ok".
+caught=0 unex=0 runs=0 seen=
 for pin in "" --pin; do
 	for _ in $(seq 10); do
 		FUTEXLOCK_TEST_BROKEN_LOCK=1 "$FL" -m test-broken -t 2 -i 2000000 \
 			-d 0 -w 0 $pin >"$TMP/brk.out" 2>&1; rc=$?
 		runs=$((runs + 1))
 		seen="$seen $rc"
-		[ $rc -eq 3 ] && grep -q "^mutual exclusion: VIOLATED" "$TMP/brk.out" &&
+		if [ $rc -eq 3 ] && grep -q "^mutual exclusion: VIOLATED" "$TMP/brk.out"; then
 			caught=$((caught + 1))
+		elif [ $rc -eq 0 ] && grep -q "^mutual exclusion: not exercised" "$TMP/brk.out"; then
+			unex=$((unex + 1))
+		fi
 	done
 done
-check "futex_lock -m test-broken -i 2000000 -d 0 -w 0 [--pin]: caught in $caught of $runs runs (exit codes:$seen)" \
-	test $caught -eq $runs
+check "futex_lock -m test-broken -i 2000000 -d 0 -w 0 [--pin]: never 'ok': caught in $caught, not exercised in $unex of $runs runs (exit codes:$seen)" \
+	test $((caught + unex)) -eq $runs -a $caught -gt 0
 
 # --- --compare: paired, shuffled, A/A control, interval and verdict ---
 "$FL" --compare -r 5 -i 400 -t 2 -d 10 -w 10 --seed 7 --json >"$TMP/cmp.json" 2>"$TMP/cmp.err"
@@ -270,15 +275,17 @@ check "--sched fifo unprivileged: exit 1, 'setup error', no RFC block, no VIOLAT
 
 # --- perf bench futex style: -S, -M, -s ---
 out=$("$FL" -m waitwake -S -i 20000 -t 4 -d 10 -w 10 2>&1); rc=$?
-check "-S (shared futexes): exact calls, mutual exclusion ok" \
+# (on a loaded host 4 threads x 5000 may take turns fewer than 100 times:
+# "not exercised" is then the honest answer, never "VIOLATED")
+check "-S (shared futexes): exact calls, mutual exclusion ok or not exercised" \
 	test $rc -eq 0 -a -n "$(grep -x 'lock calls: 20000' <<<"$out")" \
 	-a -n "$(grep 'futex: shared; locks: one$' <<<"$out")" \
-	-a -n "$(grep -x 'mutual exclusion: ok (protected counter 20000)' <<<"$out")"
+	-a -n "$(grep -E '^mutual exclusion: (ok|not exercised) \(protected counter 20000[;)]' <<<"$out")"
 out=$("$FL" -m waitwake -M -i 20000 -t 4 -d 10 -w 10 2>&1); rc=$?
 check "-M (one lock per thread): exact, no contention so no syscalls, exclusion not exercised" \
 	test $rc -eq 0 -a -n "$(grep -x 'lock syscalls: 0 (0.00%)' <<<"$out")" \
 	-a -n "$(grep 'locks: one per thread$' <<<"$out")" \
-	-a -n "$(grep -x 'mutual exclusion: not exercised (protected counter 20000; no thread took the lock after another)' <<<"$out")"
+	-a -n "$(grep -x 'mutual exclusion: not exercised (protected counter 20000; 0 hand-offs, fewer than 100)' <<<"$out")"
 out=$("$FL" -m pthread -s -S -M --duration 0.1 -t 2 -d 10 -w 10 2>&1); rc=$?
 check "-s: one line, perf bench futex format" \
 	test $rc -eq 0 -a "$(wc -l <<<"$out")" = 1 \
