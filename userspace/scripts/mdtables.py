@@ -46,24 +46,37 @@ def aa_of(rows, key):
     return None
 
 
+def emit(title, rows, key, cols, head, unavailable=False):
+    """one table: cols are (fmt, field), fmt a callable for a figure or
+    None for a ratio of the engine ("control" on the A/A row); then the
+    A/A band of each ratio"""
+    print("\n%s\n" % title)
+    out = []
+    for r in rows:
+        if not r["available"]:
+            if unavailable:
+                out.append([name(r, key), "unavailable"] + [""] * (len(cols) - 1))
+            continue
+        out.append([name(r, key)] + [
+            fmt(r[f]) if fmt else "control" if r["aa"] else ci(r[f]) for fmt, f in cols])
+    print(table(head, out))
+    band(rows, [f for fmt, f in cols if fmt is None])
+
+
+def fixed(fmt):
+    return lambda v: fmt % v
+
+
 def lockbench(j):
     for t in j["tests"]:
-        print("\n%s, %s: %d threads, %d loops, %d repetitions, seed %s, commit %s\n" % (
-            j["meta"]["command"], t["test"], t["threads"], t["loops"], t["reps"], j["seed"],
-            j["git_commit"]))
-        rows = []
-        for r in t["rows"]:
-            if not r["available"]:
-                rows.append([name(r, "type"), "unavailable", "", "", ""])
-                continue
-            rows.append([name(r, "type"), "%.2f" % r["avg_ms"],
-                         ", ".join("%.3g" % x for x in r["longest4_ms"]),
-                         "control" if r["aa"] else ci(r["dur_ratio"]),
-                         "control" if r["aa"] else ci(r["longest_ratio"])])
         what = "idle gap" if t["test"] == "idle" else "wait"
-        print(table(["type", "mean test ms", "four longest %ss ms" % what, "test time / base",
-                     "longest %s / base" % what], rows))
-        band(t["rows"], ("dur_ratio", "longest_ratio"))
+        emit("%s, %s: %d threads, %d loops, %d repetitions, seed %s, commit %s" % (
+            j["meta"]["command"], t["test"], t["threads"], t["loops"], t["reps"], j["seed"],
+            j["git_commit"]), t["rows"], "type",
+            [(fixed("%.2f"), "avg_ms"), (lambda v: ", ".join("%.3g" % x for x in v), "longest4_ms"),
+             (None, "dur_ratio"), (None, "longest_ratio")],
+            ["type", "mean test ms", "four longest %ss ms" % what, "test time / base",
+             "longest %s / base" % what], unavailable=True)
 
 
 def band(rows, keys):
@@ -77,36 +90,21 @@ def band(rows, keys):
 
 def wakebench(j):
     for s in j["sweep"]:
-        print("\n%s, W = %d: %d repetitions x %d runs, seed %s, commit %s\n" % (
-            j["meta"]["command"], s["workers"], s["reps"], s["runs"], j["seed"], j["git_commit"]))
-        rows = []
-        for r in s["rows"]:
-            if not r["available"]:
-                continue
-            rows.append([name(r, "method"), "%.1f" % r["wake_mean_us"],
-                         "control" if r["aa"] else ci(r["wake_ratio"]),
-                         "control" if r["aa"] else ci(r["last_ratio"]),
-                         "%.1f" % r["wake_p99_us"]])
-        print(table(["method", "mean wake µs", "mean wake / base", "last woken / base",
-                     "p99 µs"], rows))
-        band(s["rows"], ("wake_ratio", "last_ratio"))
+        emit("%s, W = %d: %d repetitions x %d runs, seed %s, commit %s" % (
+            j["meta"]["command"], s["workers"], s["reps"], s["runs"], j["seed"],
+            j["git_commit"]), s["rows"], "method",
+            [(fixed("%.1f"), "wake_mean_us"), (None, "wake_ratio"), (None, "last_ratio"),
+             (fixed("%.1f"), "wake_p99_us")],
+            ["method", "mean wake µs", "mean wake / base", "last woken / base", "p99 µs"])
 
 
 def queuebench(j):
-    print("\n%s: %d repetitions, seed %s, commit %s\n" % (
-        j["meta"]["command"], j["reps"], j["seed"], j["git_commit"]))
-    rows = []
-    for r in j["rows"]:
-        if not r["available"]:
-            continue
-        rows.append([name(r, "queue"), "%.1f" % r["launch_us"],
-                     "control" if r["aa"] else ci(r["launch_ratio"]),
-                     "%.3f" % r["mjobs_s"], "control" if r["aa"] else ci(r["tput_ratio"]),
-                     "%.1f" % r["prequeued_us"],
-                     "control" if r["aa"] else ci(r["prequeued_ratio"])])
-    print(table(["queue", "launch µs", "launch / base", "Mjobs/s", "throughput / base",
-                 "pre-queued µs", "pre-queued / base"], rows))
-    band(j["rows"], ("launch_ratio", "tput_ratio", "prequeued_ratio"))
+    emit("%s: %d repetitions, seed %s, commit %s" % (
+        j["meta"]["command"], j["reps"], j["seed"], j["git_commit"]), j["rows"], "queue",
+        [(fixed("%.1f"), "launch_us"), (None, "launch_ratio"), (fixed("%.3f"), "mjobs_s"),
+         (None, "tput_ratio"), (fixed("%.1f"), "prequeued_us"), (None, "prequeued_ratio")],
+        ["queue", "launch µs", "launch / base", "Mjobs/s", "throughput / base",
+         "pre-queued µs", "pre-queued / base"])
 
 
 def matrix(path):
