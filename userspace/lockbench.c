@@ -66,7 +66,8 @@ static void usage(FILE *f)
 "ticket_spinlock (lib/spinlocks.c).  futex_lock and adaptive need the\n"
 "patched kernel; elsewhere they are reported unavailable.\n"
 "Verdicts (JSON): lower is better for both ratios; see fl_decide() in\n"
-"lib/compare.c (>= 5 pairs, interval disjoint from 1 and from the A/A's).\n"
+"lib/compare.c (>= 5 pairs, interval clear of 1 and of the two-sided A/A\n"
+"band; A/A row 'control', a failed row 'failed').\n"
 "Exit: 0 ok, 1 a run failed (e.g. a lock did not exclude) or none of the\n"
 "-m types could run here, 2 bad usage.\n");
 }

@@ -81,8 +81,8 @@ static void usage(FILE *f)
 "                    numbers: without them a slow reader's slot is overwritten)\n"
 "  --seed N          seed of the run order (default: time; printed)\n"
 "Verdicts (JSON): launch and prequeue lower is better, Mjobs/s higher is\n"
-"better (fl_decide() in lib/compare.c: >= 5 pairs, interval disjoint\n"
-"from 1 and from the A/A's).\n"
+"better (fl_decide() in lib/compare.c: >= 5 pairs, interval clear of 1\n"
+"and of the two-sided A/A band; A/A row 'control', a failed row 'failed').\n"
 "Exit: 0 ok, 1 a phase failed (lost or duplicated job, timeout) or none\n"
 "of the -Q queues could run here, 2 bad usage.\n");
 }

@@ -107,7 +107,8 @@ static void usage(FILE *f)
 		"                   waitwake, futex_lock, adaptive, pi); each woken worker\n"
 		"                   unlocks at once, so wake-ups chain");
 	fprintf(f, "Verdicts (JSON): lower is better for every ratio (fl_decide() in\n"
-		"lib/compare.c: >= 5 pairs, interval disjoint from 1 and the A/A's).\n"
+		"lib/compare.c: >= 5 pairs, interval clear of 1 and of the two-sided\n"
+		"A/A band; A/A row 'control', a failed row 'failed').\n"
 		"Exit: 0 ok, 1 a run failed (lost wake-up) or none of the -M/-g methods\n"
 		"could run here, 2 bad usage.\n");
 }

@@ -9,7 +9,7 @@
  *     bootstrap seed, quantiles by linear interpolation: fl_quantile());
  *   - the verdict: every metric says whether lower or higher is better;
  *     a verdict needs >= FL_MIN_VERDICT_PAIRS pairs ("insufficient data")
- *     and an interval that excludes 1 and is disjoint from the table's
+ *     and an interval that excludes 1 and is clear of the table's
  *     A/A band, the A/A interval and its reciprocal ("indistinguishable"
  *     otherwise); the A/A row is the band ("control"), a row with a
  *     failed run gets none ("failed");

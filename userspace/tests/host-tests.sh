@@ -210,7 +210,7 @@ check "kernel stats: JSON equals text" \
 	"$PY" tests/json_vs_text.py "$TMP/ks.txt" "$TMP/ks.json" 1 -
 
 # --- negative control: the engine's exclusion check catches a lock that
-# excludes nobody at -d 0 (the owner flag, lib/bench.c).  Time-bounded, so
+# excludes nobody at -d 0 (the owner word, struct fl_owner).  Time-bounded, so
 # the two threads certainly run at the same time; exit 3 = VIOLATED ---
 out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 "$FL" -m test-broken -t 2 --duration 0.2 -d 0 -w 0 2>&1); rc=$?
 check "futex_lock -m test-broken -d 0 -w 0 (a lock that excludes nobody): VIOLATED, exit 3 (rc=$rc)" \
