@@ -121,8 +121,9 @@ static void usage(FILE *f)
 "Counters are exact and per thread: a lock call is one acquire, a lock syscall\n"
 "one kernel entry on that path (futex(2); sched_yield() for spin); n/a where a\n"
 "library hides them. Context switches (getrusage per thread) and CPU time are\n"
-"reported for every mode. Every run also checks mutual exclusion with a\n"
-"counter incremented inside the lock.\n"
+"reported for every mode. Every run also checks mutual exclusion: an owner\n"
+"word checked on entry and exit around a 64-loop load/store of a counter\n"
+"(\"not exercised\" below 100 hand-offs between threads).\n"
 "Exit status: 0 ok, 1 run failed, set-up error or nothing measurable,\n"
 "2 bad arguments, 3 mutual exclusion violated.\n");
 }
@@ -481,10 +482,16 @@ static void print_text(const struct opts *o, const struct run *run)
 	       " mean %.1f stddev %.1f (cv %.1f%%)\n", r->thr_min, r->thr_max,
 	       r->thr_mean, r->thr_stddev,
 	       r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0.0);
-	printf("mutual exclusion: %s (protected counter %" PRIu64 ")\n",
-	       r->mutex_ok ? "ok" : "VIOLATED", r->protected_counter);
+	/* "ok" only when threads took the lock in turn often enough */
+	if (r->mutex_ok && r->handoffs < FL_MIN_HANDOFFS)
+		printf("mutual exclusion: not exercised (protected counter %" PRIu64
+		       "; %" PRIu64 " hand-offs, fewer than %d)\n",
+		       r->protected_counter, r->handoffs, FL_MIN_HANDOFFS);
+	else
+		printf("mutual exclusion: %s (protected counter %" PRIu64 ")\n",
+		       r->mutex_ok ? "ok" : "VIOLATED", r->protected_counter);
 	if (r->overlaps)
-		printf("mutual exclusion: %" PRIu64 " entries found another thread inside\n",
+		printf("mutual exclusion: %" PRIu64 " critical sections overlapped another (owner word)\n",
 		       r->overlaps);
 	if (r->kstats.n >= 0) {
 		printf("kernel stats (%s, delta):", fl_kstats_path());
@@ -623,8 +630,10 @@ static void json_run(const struct opts *o, const struct run *run,
 	fprintf(jout, ", \"stddev\": ");
 	json_num(r->thr_stddev);
 	fprintf(jout, "},\n%s \"protected_counter\": %" PRIu64 ", \"overlaps\": %" PRIu64
-		", \"mutex_ok\": %s", ind, r->protected_counter, r->overlaps,
-		r->mutex_ok ? "true" : "false");
+		", \"handoffs\": %" PRIu64 ", \"mutex_ok\": %s, \"exclusion_exercised\": %s",
+		ind, r->protected_counter, r->overlaps, r->handoffs,
+		r->mutex_ok ? "true" : "false",
+		r->handoffs >= FL_MIN_HANDOFFS ? "true" : "false");
 	fprintf(jout, ",\n%s \"kernel_stats\": ", ind);
 	if (r->kstats.n < 0) {
 		fprintf(jout, "null");
@@ -642,6 +651,7 @@ static void json_run(const struct opts *o, const struct run *run,
 
 struct summary {
 	size_t n;
+	size_t failed;		/* runs of this instance that failed */
 	double median, spread, min, max;
 	struct fl_ratio_ci ratio;
 	double lock_pct, unlock_pct, kcpu, cpu_per_kiter, vcs, ivcs;
@@ -697,6 +707,8 @@ static void summarize(struct compare *cmpw, const struct run *runs,
 		for (size_t i = 0; i < nruns; i++) {
 			const struct fl_bench_result *r = &runs[i].r;
 
+			if (runs[i].inst == k && r->error[0])
+				s[k].failed++;
 			if (runs[i].inst != k || r->error[0])
 				continue;
 			v[s[k].n++] = r->kiter_s;
@@ -731,12 +743,14 @@ static void summarize(struct compare *cmpw, const struct run *runs,
 			/* Kiter/s: higher is better; the A/A row is its own band */
 			fl_compare(x, base, k == cmp->aa ? x : aa, cmp->reps,
 				   FL_HIGHER_IS_BETTER, &s[k].ratio);
+			if (s[k].failed)	/* no verdict from a failed row */
+				fl_fail(&s[k].ratio);
 		}
 	}
 	/* the winner: best against runner-up, judged against the A/A band */
 	cmpw->win = cmpw->second = SIZE_MAX;
 	for (size_t k = 0; k < cmp->ninst; k++) {
-		if (k == cmp->aa || !s[k].n)
+		if (k == cmp->aa || !s[k].n || s[k].failed)
 			continue;
 		if (cmpw->win == SIZE_MAX || s[k].median > s[cmpw->win].median) {
 			cmpw->second = cmpw->win;
@@ -813,10 +827,11 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 			snprintf(ratio, sizeof(ratio), "1");
 			snprintf(ci, sizeof(ci), "(baseline)");
 			verdict = "-";
-		} else if (s[k].ratio.verdict == FL_NO_DATA) {
+		} else if (s[k].ratio.verdict == FL_NO_DATA ||
+			   s[k].ratio.verdict == FL_FAILED) {
 			snprintf(ratio, sizeof(ratio), "-");
 			snprintf(ci, sizeof(ci), "-");
-			verdict = "-";
+			verdict = fl_verdict_name(s[k].ratio.verdict);
 		} else {
 			snprintf(ratio, sizeof(ratio), "%.2f", s[k].ratio.median);
 			snprintf(ci, sizeof(ci), "%.2f-%.2f", s[k].ratio.lo,
@@ -852,8 +867,10 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	printf("ratio = median over %u repetitions of Kiter/s(mode) / Kiter/s(baseline) in the\n"
 	       "same repetition (order shuffled every repetition, seed %" PRIu64 "); 95%% CI: bootstrap of\n"
 	       "that median; verdict (Kiter/s: higher is better): faster/slower only with >= %d pairs and a CI\n"
-	       "that excludes 1 and is disjoint from the A/A row's CI, else indistinguishable or insufficient data.\n"
-	       "The A/A row is the baseline run again as a separate instance: its interval is the noise floor.\n"
+	       "that excludes 1 and is clear of the A/A band (the A/A row's CI [lo,hi] and its reciprocal\n"
+	       "[1/hi,1/lo]), else indistinguishable or insufficient data; failed: a run of that mode failed.\n"
+	       "The A/A row is the baseline run again as a separate instance: its interval is the noise floor\n"
+	       "(verdict 'control': it is the band, not a claim).\n"
 	       "vcs/ics per Kit: voluntary/involuntary context switches per 1000 iterations;\n"
 	       "CPUms/Kit: CPU-ms per 1000 iterations; p50/p99: sampled acquire latency (random phase per\n"
 	       "thread) over all repetitions, lat-n samples (p99 is '-' below 100 samples)\n",
@@ -996,6 +1013,9 @@ static void json_summary(const struct compare *cmp)
 			if (k == cmp->base)
 				fprintf(jout, "1, \"ratio_lo\": 1, \"ratio_hi\": 1, \"pairs\": %u, \"verdict\": \"baseline\"",
 					cmp->reps);
+			else if (s[k].ratio.verdict == FL_FAILED)
+				fprintf(jout, "null, \"ratio_lo\": null, \"ratio_hi\": null, \"pairs\": %zu, \"verdict\": \"failed\", \"failed_runs\": %zu",
+					s[k].ratio.n, s[k].failed);
 			else if (s[k].ratio.n < 2)
 				fprintf(jout, "null, \"ratio_lo\": null, \"ratio_hi\": null, \"pairs\": %zu, \"verdict\": null",
 					s[k].ratio.n);

@@ -81,8 +81,8 @@ static void usage(FILE *f)
 "                    numbers: without them a slow reader's slot is overwritten)\n"
 "  --seed N          seed of the run order (default: time; printed)\n"
 "Verdicts (JSON): launch and prequeue lower is better, Mjobs/s higher is\n"
-"better (fl_decide() in lib/compare.c: >= 5 pairs, interval disjoint\n"
-"from 1 and from the A/A's).\n"
+"better (fl_decide() in lib/compare.c: >= 5 pairs, interval clear of 1\n"
+"and of the two-sided A/A band; A/A row 'control', a failed row 'failed').\n"
 "Exit: 0 ok, 1 a phase failed (lost or duplicated job, timeout) or none\n"
 "of the -Q queues could run here, 2 bad usage.\n");
 }
@@ -807,6 +807,11 @@ int main(int argc, char **argv)
 				   FL_LOWER_IS_BETTER, &pr);
 			if (k == o.base)
 				lr.n = tr.n = pr.n = 0;
+			if (s->failed) {	/* no verdict from a row that failed */
+				fl_fail(&lr);
+				fl_fail(&tr);
+				fl_fail(&pr);
+			}
 			if (!json) {
 				if (!s->available)
 					printf("%-22s unavailable\n", name);

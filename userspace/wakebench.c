@@ -107,7 +107,8 @@ static void usage(FILE *f)
 		"                   waitwake, futex_lock, adaptive, pi); each woken worker\n"
 		"                   unlocks at once, so wake-ups chain");
 	fprintf(f, "Verdicts (JSON): lower is better for every ratio (fl_decide() in\n"
-		"lib/compare.c: >= 5 pairs, interval disjoint from 1 and the A/A's).\n"
+		"lib/compare.c: >= 5 pairs, interval clear of 1 and of the two-sided\n"
+		"A/A band; A/A row 'control', a failed row 'failed').\n"
 		"Exit: 0 ok, 1 a run failed (lost wake-up) or none of the -M/-g methods\n"
 		"could run here, 2 bad usage.\n");
 }
@@ -721,6 +722,11 @@ static int run_sweep(struct opts *o, unsigned w, bool first)
 				   FL_LOWER_IS_BETTER, &tr);
 			if (k == o->base)
 				mr.n = lr.n = tr.n = 0;
+			if (s->failed) {	/* no verdict from a row that failed */
+				fl_fail(&mr);
+				fl_fail(&lr);
+				fl_fail(&tr);
+			}
 			if (!json) {
 				if (!s->available) {
 					printf("%-20s unavailable%s\n", name, m->kind == M_HYBRID ?

@@ -213,20 +213,27 @@ double fl_quantile(const double *v, size_t n, double q);
  *   FL_INSUFFICIENT       fewer than FL_MIN_VERDICT_PAIRS pairs, in this row
  *                         or in the table's A/A row ("insufficient data")
  *   FL_FASTER / FL_SLOWER the interval excludes 1 AND is disjoint from the
- *                         table's A/A interval; "faster" is the better side
- *                         (a time 2.5x the baseline is "slower")
+ *                         table's A/A band [min(lo, 1/hi), max(hi, 1/lo)]
+ *                         (the A/A interval and its reciprocal: which of two
+ *                         identical instances is the baseline is arbitrary);
+ *                         "faster" is the better side (a time 2.5x the
+ *                         baseline is "slower")
  *   FL_INDISTINGUISHABLE  otherwise
+ *   FL_CONTROL            the A/A row itself: it is the band, not a claim
+ *   FL_FAILED             a run of this row failed (fl_fail()): no ratio
+ * The verdict is the median's.  Beside it the JSON gives the ratio of the
+ * means (mean_ratio) and tail_disagrees when that points the other way.
  */
-#define FL_BOOT_RESAMPLES 2000
+#define FL_BOOT_RESAMPLES 10000	/* verdicts hinge on the endpoints */
 #define FL_BOOT_SEED 0x9e3779b97f4a7c15ull
 /* a bootstrap of the median of 2-4 values is about their range: too
  * narrow to decide anything (seen: A/A 1.10-1.15 from 3 pairs) */
 #define FL_MIN_VERDICT_PAIRS 5
 /* version of the JSON/CSV layout every tool writes (fl_json_provenance) */
-#define FL_SCHEMA_VERSION 2
+#define FL_SCHEMA_VERSION 3	/* 3: control, failed, handoffs, *_reps */
 enum fl_better { FL_HIGHER_IS_BETTER, FL_LOWER_IS_BETTER };
 enum fl_verdict { FL_NO_DATA, FL_INSUFFICIENT, FL_INDISTINGUISHABLE,
-		  FL_FASTER, FL_SLOWER };
+		  FL_FASTER, FL_SLOWER, FL_CONTROL, FL_FAILED };
 struct fl_ratio_ci {
 	size_t n;		/* pairs used */
 	double median, lo, hi;	/* median ratio and its 95% interval */
@@ -235,6 +242,13 @@ struct fl_ratio_ci {
 	size_t aa_n;
 	double aa_median, aa_lo, aa_hi;
 	enum fl_verdict verdict;
+	/* sum(x) / sum(base) over the same pairs (fl_ratio_ci; 0: none):
+	 * the ratio of the means, which a few slow repetitions move and the
+	 * median does not; no interval, reported beside the median */
+	double mean_ratio;
+	/* faster/slower by the median, but the mean ratio on the other side
+	 * of 1 (a skewed metric: read both) */
+	bool tail_disagrees;
 };
 /* the one PRNG (xorshift64*, a zero state is replaced) */
 uint64_t fl_rng_next(uint64_t *s);
@@ -251,12 +265,16 @@ int fl_median_ci(const double *ratios, size_t n, struct fl_ratio_ci *r);
 void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
 	       const struct fl_ratio_ci *aa);
 /* fl_ratio_ci(x, base) + fl_decide() against the band of aa / base; aa is
- * the A/A column's series (aa == x: this is the A/A row; NULL: none). */
+ * the A/A column's series (aa == x: this is the A/A row, FL_CONTROL;
+ * NULL: none, against 1 only). */
 int fl_compare(const double *x, const double *base, const double *aa,
 	       size_t n, enum fl_better better, struct fl_ratio_ci *r);
+/* a run of this row failed: FL_FAILED, the JSON carries no ratio */
+void fl_fail(struct fl_ratio_ci *r);
 /* the A/A interval contains 1 */
 bool fl_aa_ok(const struct fl_ratio_ci *aa);
-/* "faster", "slower", "indistinguishable", "insufficient data" or "-" */
+/* "faster", "slower", "indistinguishable", "insufficient data",
+ * "control", "failed" or "-" */
 const char *fl_verdict_name(enum fl_verdict v);
 const char *fl_better_name(enum fl_better b);	/* "lower" / "higher" */
 /* git describe of the build (-DFL_GIT_COMMIT), else "unknown" */
@@ -349,9 +367,13 @@ struct fl_bench_result {
 	uint64_t thr_min, thr_max;	/* per-thread iterations */
 	double thr_mean, thr_stddev;
 	uint64_t protected_counter;	/* incremented inside the lock */
-	/* entries into the critical section that found another owner in it
-	 * (the owner flag, set by atomic exchange on entry, cleared on exit) */
+	/* entries into the critical section that found another owner in it,
+	 * and exits that found another owner had entered (the owner word,
+	 * lib/bench.c) */
 	uint64_t overlaps;
+	/* entries that followed another thread's (fewer than
+	 * FL_MIN_HANDOFFS: the check was not exercised) */
+	uint64_t handoffs;
 	/* protected_counter == iterations and overlaps == 0 */
 	bool mutex_ok;
 	struct fl_kstats kstats;	/* deltas; n = -1 if not readable */
@@ -364,6 +386,65 @@ struct fl_bench_result {
 	unsigned lat_threads;
 	double thr_worst_min_us, thr_worst_med_us, thr_worst_max_us;
 };
+
+/*
+ * The exclusion check's window inside every critical section: the
+ * protected counter is loaded, FL_CHECK_WINDOW_LOOPS fl_delay() loops run,
+ * the counter + 1 is stored (the hold delay -d follows).  So even -d 0
+ * holds the lock for this long; overhead reports what it costs.
+ */
+#define FL_CHECK_WINDOW_LOOPS 64
+
+/*
+ * The owner word of the exclusion check (futex_lock's engine and
+ * lockbench), on a cache line of its own, not the protected data's:
+ * fl_owner_enter() right after the lock is taken checks that the word is
+ * 0 and stores the caller's TID; fl_owner_leave() right before the unlock
+ * checks that it still holds that TID and clears it.  Plain loads and
+ * stores, no locked instruction: a correct lock orders them by its own
+ * acquire/release.  Two owners whose windows overlap in any way are
+ * caught, by the one that entered second on entry or by the first on
+ * exit.  Each returns the overlaps it saw (0 or 1).  'last' holds the TID
+ * of the latest entry: an entry that finds another thread's TID there is
+ * a hand-off (*handoffs, may be NULL); a run without one never had two
+ * threads take the lock in turn, so it checked nothing.
+ */
+struct fl_owner {
+	_Alignas(FL_CACHELINE) _Atomic uint32_t owner;
+	_Atomic uint32_t last;
+};
+/*
+ * "ok" needs this many hand-offs; fewer is "not exercised".  A lock that
+ * excludes nobody, run by threads that take turns only when the scheduler
+ * switches them, is caught at a hand-off with the probability that the
+ * switch lands inside the window (most of a -d 0 iteration): seen missed
+ * with 2 hand-offs in 2000000 iterations on a loaded host, caught in every
+ * run with 3 or more.  100 leaves no realistic chance of a miss.
+ */
+#define FL_MIN_HANDOFFS 100
+
+static inline unsigned fl_owner_enter(struct fl_owner *o, uint32_t me,
+				      uint64_t *handoffs)
+{
+	uint32_t prev = atomic_load_explicit(&o->last, memory_order_relaxed);
+	unsigned seen = atomic_load_explicit(&o->owner, memory_order_relaxed) != 0;
+
+	atomic_store_explicit(&o->owner, me, memory_order_relaxed);
+	if (prev != me) {
+		if (handoffs)
+			*handoffs += prev != 0;
+		atomic_store_explicit(&o->last, me, memory_order_relaxed);
+	}
+	return seen;
+}
+
+static inline unsigned fl_owner_leave(struct fl_owner *o, uint32_t me)
+{
+	unsigned seen = atomic_load_explicit(&o->owner, memory_order_relaxed) != me;
+
+	atomic_store_explicit(&o->owner, 0, memory_order_relaxed);
+	return seen;
+}
 
 /* Runs one benchmark. Returns 0, or -1 with res->error set. */
 int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res);

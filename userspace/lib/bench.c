@@ -32,27 +32,22 @@ struct fl_worker {
 	uint64_t nvcsw, nivcsw;
 	int err;
 	char errmsg[96];
-	/* -M: this thread's own lock, protected counter and owner flag */
+	/* -M: this thread's own lock, protected counter and owner word */
 	struct fl_lock own_lock;
 	_Alignas(FL_CACHELINE) uint64_t own_counter;
-	atomic_int own_inside;
-	uint64_t overlaps;	/* entries that found the owner flag set */
+	struct fl_owner own_owner;
+	/* entries that found another owner inside, and exits that found
+	 * the owner word no longer theirs (see struct fl_owner) */
+	_Alignas(FL_CACHELINE) uint64_t overlaps;
+	uint64_t handoffs;	/* entries that followed another thread's */
 	struct fl_hist lat;
 };
 
 struct fl_bench {
 	struct fl_lock lock;
-	/*
-	 * The data the lock protects, on its own cache line: the counter, and
-	 * the in-critical-section owner flag.  Every entry sets the flag with
-	 * an atomic exchange (a total order with every other entry) and every
-	 * exit clears it: an entry that finds it set overlaps another owner's
-	 * critical section.  This catches a lock that excludes nobody at
-	 * every hold time, -d 0 included, where a plain counter increment (one
-	 * addq) missed it in 6 of 6 runs.
-	 */
+	/* the data the lock protects and the owner word, a line each */
 	_Alignas(FL_CACHELINE) uint64_t protected_counter;
-	atomic_int inside;
+	struct fl_owner owner;
 	_Alignas(FL_CACHELINE) atomic_int stop;
 	const struct fl_bench_cfg *cfg;
 	pthread_barrier_t barrier;
@@ -114,7 +109,8 @@ static void *worker(void *arg)
 	const bool multi = b->cfg->multi;
 	struct fl_lock *l = multi ? &w->own_lock : &b->lock;
 	uint64_t *ctr = multi ? &w->own_counter : &b->protected_counter;
-	atomic_int *inside = multi ? &w->own_inside : &b->inside;
+	struct fl_owner *ow = multi ? &w->own_owner : &b->owner;
+	const uint32_t me = (uint32_t)fl_gettid();
 	const uint64_t hold = b->cfg->hold_loops, outside = b->cfg->wait_loops;
 	const unsigned every = b->cfg->latency_every;
 	struct rusage r0, r1;
@@ -144,31 +140,38 @@ static void *worker(void *arg)
 	 * every - 1), then one timed acquire; the plain loop checks nothing
 	 * but its count (or the stop flag).
 	 */
-#define ENTER() do {						\
-		if (atomic_exchange_explicit(inside, 1,			\
-					     memory_order_acquire))	\
-			w->overlaps++;					\
+	/*
+	 * The exclusion check (struct fl_owner) around a load / 64-loop
+	 * delay / store of the counter on its own line: the window is that
+	 * long even at -d 0 (the old check, xchg; addq; store on the
+	 * counter's line, let a lock that excludes nobody pass in 9 of 20
+	 * iteration-bounded runs); overlapping owners also lose counts.
+	 */
+#define CRITICAL() do {						\
+		uint64_t v;						\
+									\
+		w->overlaps += fl_owner_enter(ow, me, &w->handoffs);	\
+		v = *ctr;						\
+		fl_delay(FL_CHECK_WINDOW_LOOPS);			\
+		*ctr = v + 1;						\
+		fl_delay(hold);						\
+		w->overlaps += fl_owner_leave(ow, me);			\
 	} while (0)
-#define LEAVE() atomic_store_explicit(inside, 0, memory_order_release)
 #define ITER() do {				\
 		fl_lock(l, &w->c);		\
-		ENTER();			\
-		(*ctr)++;			\
-		fl_delay(hold);			\
-		LEAVE();			\
+		CRITICAL();			\
 		fl_unlock(l, &w->c);		\
 		fl_delay(outside);		\
 	} while (0)
+	/* the latency sample is added after the unlock, not inside */
 #define TIMED_ITER() do {				\
-		uint64_t t0 = fl_now_ns();		\
+		uint64_t t0 = fl_now_ns(), t1;		\
 							\
 		fl_lock(l, &w->c);			\
-		fl_hist_add(&w->lat, fl_now_ns() - t0);	\
-		ENTER();				\
-		(*ctr)++;				\
-		fl_delay(hold);				\
-		LEAVE();				\
+		t1 = fl_now_ns();			\
+		CRITICAL();				\
 		fl_unlock(l, &w->c);			\
+		fl_hist_add(&w->lat, t1 - t0);		\
 		fl_delay(outside);			\
 	} while (0)
 	if (!timed) {
@@ -209,8 +212,7 @@ static void *worker(void *arg)
 done:
 #undef ITER
 #undef TIMED_ITER
-#undef ENTER
-#undef LEAVE
+#undef CRITICAL
 	w->t_end = fl_now_ns();
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	getrusage(RUSAGE_THREAD, &r1);
@@ -341,6 +343,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			fl_hist_merge(&res->lat, &x->lat);
 			counted += cfg->multi ? x->own_counter : 0;
 			res->overlaps += x->overlaps;
+			res->handoffs += x->handoffs;
 			if (x->iters < res->thr_min)
 				res->thr_min = x->iters;
 			if (x->iters > res->thr_max)

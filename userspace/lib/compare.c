@@ -9,8 +9,10 @@
  *     bootstrap seed, quantiles by linear interpolation: fl_quantile());
  *   - the verdict: every metric says whether lower or higher is better;
  *     a verdict needs >= FL_MIN_VERDICT_PAIRS pairs ("insufficient data")
- *     and an interval that excludes 1 and is disjoint from the table's
- *     A/A interval ("indistinguishable" otherwise);
+ *     and an interval that excludes 1 and is clear of the table's
+ *     A/A band, the A/A interval and its reciprocal ("indistinguishable"
+ *     otherwise); the A/A row is the band ("control"), a row with a
+ *     failed run gets none ("failed");
  *   - JSON of an interval and the provenance of a run (schema version,
  *     git commit, seed).
  */
@@ -91,14 +93,22 @@ int fl_median_ci(const double *ratios, size_t n, struct fl_ratio_ci *r)
 int fl_ratio_ci(const double *x, const double *base, size_t n,
 		struct fl_ratio_ci *r)
 {
-	double *ratios = malloc((n ? n : 1) * sizeof(*ratios));
+	double *ratios = calloc(n ? n : 1, sizeof(*ratios));
 	int ret;
+
+	double sx = 0.0, sb = 0.0;
 
 	if (!ratios)
 		abort();
-	for (size_t i = 0; i < n; i++)
-		ratios[i] = x[i] > 0.0 && base[i] > 0.0 ? x[i] / base[i] : 0.0;
+	for (size_t i = 0; i < n; i++) {
+		bool pair = x[i] > 0.0 && base[i] > 0.0;
+
+		ratios[i] = pair ? x[i] / base[i] : 0.0;
+		sx += pair ? x[i] : 0.0;
+		sb += pair ? base[i] : 0.0;
+	}
 	ret = fl_median_ci(ratios, n, r);
+	r->mean_ratio = sb > 0.0 ? sx / sb : 0.0;
 	free(ratios);
 	return ret;
 }
@@ -127,9 +137,19 @@ void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
 		r->verdict = FL_INSUFFICIENT;
 		return;
 	}
-	if (aa) {
-		up = aa->hi > up ? aa->hi : up;
-		down = aa->lo < down ? aa->lo : down;
+	/*
+	 * The band is symmetric in log space: which of two identical
+	 * instances is the baseline is arbitrary, so an A/A interval
+	 * [lo, hi] says identical code measured up to 1/lo faster and 1/hi
+	 * slower as well.  A verdict needs an interval clear of
+	 * [min(1, lo, 1/hi), max(1, hi, 1/lo)].
+	 */
+	if (aa && aa->lo > 0.0 && aa->hi > 0.0) {
+		double hi = aa->hi > 1.0 / aa->lo ? aa->hi : 1.0 / aa->lo;
+		double lo = aa->lo < 1.0 / aa->hi ? aa->lo : 1.0 / aa->hi;
+
+		up = hi > up ? hi : up;
+		down = lo < down ? lo : down;
 	}
 	if (r->lo > up)
 		higher = true;
@@ -140,6 +160,9 @@ void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
 		return;
 	}
 	r->verdict = higher == (better == FL_HIGHER_IS_BETTER) ? FL_FASTER : FL_SLOWER;
+	/* a few slow repetitions move the mean, not the median: say so */
+	r->tail_disagrees = r->mean_ratio > 0.0 &&
+		(higher ? r->mean_ratio < 1.0 : r->mean_ratio > 1.0);
 }
 
 int fl_compare(const double *x, const double *base, const double *aa,
@@ -148,13 +171,24 @@ int fl_compare(const double *x, const double *base, const double *aa,
 	struct fl_ratio_ci band;
 	int ret = fl_ratio_ci(x, base, n, r);
 
-	if (!aa || aa == x) {	/* no A/A column, or this is the A/A row */
+	if (aa == x) {		/* the A/A row: it is the band, not a claim */
+		fl_decide(r, better, NULL);
+		if (r->n >= 2)
+			r->verdict = FL_CONTROL;
+		return ret;
+	}
+	if (!aa) {		/* no A/A column: against 1 only */
 		fl_decide(r, better, NULL);
 		return ret;
 	}
 	fl_ratio_ci(aa, base, n, &band);
 	fl_decide(r, better, &band);
 	return ret;
+}
+
+void fl_fail(struct fl_ratio_ci *r)
+{
+	r->verdict = FL_FAILED;
 }
 
 bool fl_aa_ok(const struct fl_ratio_ci *aa)
@@ -173,6 +207,10 @@ const char *fl_verdict_name(enum fl_verdict v)
 		return "indistinguishable";
 	case FL_INSUFFICIENT:
 		return "insufficient data";
+	case FL_CONTROL:
+		return "control";
+	case FL_FAILED:
+		return "failed";
 	default:
 		return "-";
 	}
@@ -199,6 +237,11 @@ void fl_json_str(FILE *f, const char *s)
 
 void fl_json_ci(FILE *f, const struct fl_ratio_ci *r)
 {
+	if (r->verdict == FL_FAILED) {	/* no ratio from a failed row */
+		fprintf(f, "{\"n\": %zu, \"better\": \"%s\", \"verdict\": \"failed\"}",
+			r->n, fl_better_name(r->better));
+		return;
+	}
 	if (r->n < 2) {
 		fprintf(f, "null");
 		return;
@@ -211,14 +254,21 @@ void fl_json_ci(FILE *f, const struct fl_ratio_ci *r)
 			r->aa_lo <= 1.0 && r->aa_hi >= 1.0 ? "true" : "false");
 	else
 		fprintf(f, "\"aa\": null, \"aa_ok\": null, ");
+	if (r->mean_ratio > 0.0)
+		fprintf(f, "\"mean_ratio\": %.4f, \"tail_disagrees\": %s, ", r->mean_ratio,
+			r->tail_disagrees ? "true" : "false");
 	fprintf(f, "\"min_pairs\": %d, \"insufficient\": %s, \"verdict\": \"%s\"}",
-		FL_MIN_VERDICT_PAIRS, r->verdict == FL_INSUFFICIENT ? "true" : "false",
+		FL_MIN_VERDICT_PAIRS,
+		r->verdict == FL_INSUFFICIENT ||
+		(r->verdict == FL_CONTROL && r->n < FL_MIN_VERDICT_PAIRS) ? "true" : "false",
 		fl_verdict_name(r->verdict));
 }
 
 const char *fl_ci_str(const struct fl_ratio_ci *r, char *buf, size_t len)
 {
-	if (r->n < 2)
+	if (r->verdict == FL_FAILED)
+		snprintf(buf, len, "failed");
+	else if (r->n < 2)
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%.2f [%.2f,%.2f]", r->median, r->lo, r->hi);

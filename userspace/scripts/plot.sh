@@ -11,8 +11,11 @@
 #   matrix-<label>-curves.svg/.png       Kiter/s vs threads, one line per lock,
 #                                     one panel per (hold, outside)
 #   matrix-<label>-adaptive.svg/.png  FUTEX_LOCK_ADAPTIVE / FUTEX_LOCK ratio with
-#                                     its interval; cells whose interval holds
-#                                     1.0 are white and marked "≈"
+#                                     its interval, coloured only where the
+#                                     CSV's verdict (the engine's, against the
+#                                     cell's two-sided A/A band) is faster or
+#                                     slower; other cells are white and say
+#                                     "≈" with the verdict
 # Usage: plot.sh [CSV...]
 set -u
 # shellcheck source=common.sh
@@ -145,15 +148,18 @@ if have:
                     if not r:
                         continue
                     q, lo, hi = float(r["ratio"]), float(r["ratio_lo"]), float(r["ratio_hi"])
-                    if lo <= 1.0 <= hi:   # indistinguishable: white, marked
-                        f.write('%d %d 1 "≈%.2f\\n[%.2f-%.2f]"\n' % (xi, yi, q, lo, hi))
+                    # the engine's verdict (lib/compare.c, the A/A band of
+                    # the cell), never a rule of this script's own
+                    if r["verdict"] not in ("faster", "slower"):
+                        f.write('%d %d 1 "≈%.2f\\n[%.2f-%.2f]\\n%s"\n' % (
+                            xi, yi, q, lo, hi, r["verdict"] or "-"))
                     else:
                         f.write('%d %d %g "%.2f\\n[%.2f-%.2f]"\n' % (xi, yi, q, q, lo, hi))
     for term, ext in (("svg size 900,%d dynamic font 'sans,11'", "svg"),
                       ("pngcairo size 900,%d font 'sans,10'", "png")):
         P("set terminal " + term % (400 * len(ws)))
         P('set output "%s-adaptive.%s"' % (base, ext))
-        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput, paired median [95%% interval] (>1: spinning helps; white ≈: interval holds 1)\\n%s"' % (len(ws), env))
+        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput, paired median [95%% interval] (>1: spinning helps; white ≈: no verdict against the cell\'s A/A band)\\n%s"' % (len(ws), env))
         axes()
         P('set palette defined (0.5 "#b2182b", 1 "white", 1.5 "#2166ac")')
         P('set cbrange [0.5:1.5]')

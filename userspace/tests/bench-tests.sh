@@ -86,6 +86,13 @@ out=$(FUTEXLOCK_TEST_BROKEN_LOCK=1 $T "$B/lockbench" -t 4 -l 200000 -r 3 -T wait
 	-m test-broken-spinlock 2>&1 >/dev/null); rc=$?
 check "lockbench: negative control, a spin lock without its loop is caught (rc=$rc)" \
 	test $rc -eq 1 -a -n "$(grep 'test-broken-spinlock: lock did not exclude' <<<"$out")"
+# a row that failed gets no verdict, even from the pairs before it failed
+# (the negative control's size: at -t 2 -l 20000 the two threads often ran
+# one after the other, one hand-off per run, and there was nothing to catch)
+FUTEXLOCK_TEST_BROKEN_LOCK=1 $T "$B/lockbench" -t 4 -l 200000 -r 6 -T wait \
+	-m test-broken-spinlock --seed 7 --json >"$TMP/lbf.json" 2>/dev/null; rc=$?
+check "lockbench: the failed row's ratios carry the verdict 'failed' and no ratio (rc=$rc)" \
+	eval '[ $rc -eq 1 ] && "$PY" tests/check_seed.py failed "$TMP/lbf.json" "$have_fl"'
 out=$($T "$B/lockbench" -m test-broken-spinlock 2>&1); rc=$?
 check "lockbench: the broken lock needs FUTEXLOCK_TEST_BROKEN_LOCK=1" test $rc -eq 2
 if [ $have_fl = 0 ]; then
@@ -177,6 +184,18 @@ if [ $have_fl = 0 ]; then
 fi
 out=$($T "$B/lockbench" -m pthread -t 2 -l 200 -r 2 -T wait 2>&1); rc=$?
 check "lockbench -m pthread (can run): exit 0 (rc=$rc)" test $rc -eq 0
+
+# --- the published results: every JSON in Documentation/results is of the
+# current schema, from a clean tree, carries its per-repetition values and
+# has every verdict by the rule (a file the tools can no longer write is
+# re-measured or removed, not left with old verdicts) ---
+for f in ../Documentation/results/*.json; do
+	[ -e "$f" ] || continue
+	out=$("$PY" tests/check_seed.py published "$f" "$have_fl" 2>&1); rc=$?
+	[ $rc -eq 0 ] || sed "s/^/# /" <<<"$out" | tail -4
+	check "published $(basename "$f"): schema, clean commit, per-repetition values, verdicts by the rule" \
+		test $rc -eq 0
+done
 
 echo "1..$n"
 echo "$pass passed, $fail failed"

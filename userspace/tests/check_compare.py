@@ -4,7 +4,11 @@ Usage: check_compare.py JSON HAVE_FUTEX_LOCK(0|1) REPEAT ITER
 Explicit checks (no `assert`, so PYTHONOPTIMIZE cannot switch them off);
 exit 0 if all hold, 1 with the reasons."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict_rule import want_verdict  # noqa: E402
 
 bad = []
 
@@ -38,35 +42,32 @@ def main():
             continue
         need(m["pairs"] == rep, name, "pairs", m["pairs"])
         need(m["ratio_lo"] <= m["ratio"] <= m["ratio_hi"], name, "ratio outside its CI")
-        # Kiter/s: higher is better; a verdict only with >= 5 pairs here
-        # and in the A/A row, and an interval clear of 1 and of the A/A band
+        # Kiter/s: higher is better; the rule of lib/compare.c
+        # (verdict_rule.py); the A/A row is the band: "control"
         c = m.get("comparison") or {}
         need(c.get("better") == "higher", name, "better", c.get("better"))
         aa = j.get("aa") or {}
-        if m["control"]:
-            up = down = 1.0
-        else:
+        if not m["control"]:
             need(c.get("aa") == {k: aa.get(k) for k in ("n", "median", "lo", "hi")},
                  name, "A/A band", c.get("aa"), "!=", aa)
-            up, down = max(1.0, aa.get("hi", 1.0)), min(1.0, aa.get("lo", 1.0))
-        want = ("faster" if m["ratio_lo"] > up else "slower" if m["ratio_hi"] < down
-                else "indistinguishable")
-        if m["pairs"] < 5 or (not m["control"] and aa.get("n", 0) < 5):
-            want = "insufficient data"
-        need(m["verdict"] == want, name, "verdict", m["verdict"], "!=", want)
-        need(c.get("insufficient") == (want == "insufficient data"), name, "insufficient flag")
+        want = want_verdict(c, "higher", 5, control=m["control"])
+        need(m["verdict"] == want == c.get("verdict"), name, "verdict", m["verdict"],
+             c.get("verdict"), "!=", want)
+        need(c.get("insufficient") == (want == "insufficient data" or c["n"] < 5),
+             name, "insufficient flag")
         for k in ("voluntary_ctxsw_per_kiter", "involuntary_ctxsw_per_kiter",
                   "cpu_s_per_kiter"):
             need(isinstance(m.get(k), (int, float)), name, k, "missing")
-    need(j.get("schema_version") == 2 and isinstance(j.get("git_commit"), str)
+    need(j.get("schema_version") == 3 and isinstance(j.get("git_commit"), str)
          and j["git_commit"] and isinstance(j.get("seed"), int), "provenance",
          j.get("schema_version"), j.get("git_commit"), j.get("seed"))
     need(isinstance(j.get("aa_ok"), bool), "aa_ok flag", j.get("aa_ok"))
     runs = j["runs"]
     navail = sum(1 for m in s if m["available"])
     need(len(runs) == rep * navail, "runs", len(runs), "!=", rep * navail)
-    need(all(r["lock_calls"] == it and r["mutex_ok"] for r in runs),
-         "a run with wrong calls or mutex_ok false")
+    need(all(r["lock_calls"] == it and r["mutex_ok"] and "handoffs" in r
+             and r["exclusion_exercised"] == (r["handoffs"] >= 100) for r in runs),
+         "a run with wrong calls, mutex_ok false or no hand-off count")
     # paired and shuffled: every repetition ran every instance once
     for k in range(1, rep + 1):
         inst = sorted(r["instance"] for r in runs if r["rep"] == k)

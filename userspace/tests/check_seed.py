@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Check the --json output of the seed tools (bench-tests.sh).
-Usage: check_seed.py lockbench|wakebench|queuebench JSON HAVE_FUTEX_LOCK(0|1)
+Usage: check_seed.py lockbench|wakebench|queuebench|failed|published JSON HAVE_FUTEX_LOCK(0|1)
 Explicit checks (no `assert`, so PYTHONOPTIMIZE cannot switch them off);
 exit 0 if all hold, 1 with the reasons.  Besides the rows, every interval
 is checked against the rule of lib/compare.c: its direction (times lower is
 better, rates higher), a verdict only with >= min_pairs pairs and an
-interval clear of 1 and of the table's A/A band, "faster" on the better
-side."""
+interval clear of 1 and of the table's two-sided A/A band, "faster" on
+the better side, "control" for the A/A row, "failed" (no ratio) for a row
+with a failed run (tests/verdict_rule.py)."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict_rule import want_verdict  # noqa: E402
 
 bad = []
 
@@ -18,25 +23,21 @@ def need(cond, *why):
         bad.append(" ".join(str(w) for w in why))
 
 
-def check_ci(name, c, better, min_pairs):
+def check_ci(name, c, better, min_pairs, control=False, failed=False):
     """one interval: fields, direction, verdict by the rule"""
     if c is None:
+        need(not failed, name, "a failed row without its 'failed' verdict")
         return
     need(c.get("better") == better, name, "better", c.get("better"), "!=", better)
-    need(c["lo"] <= c["median"] <= c["hi"], name, "median outside its interval", c)
-    aa = c.get("aa")
-    up = max(1.0, aa["hi"]) if aa else 1.0
-    down = min(1.0, aa["lo"]) if aa else 1.0
-    higher = c["lo"] > up
-    lower = c["hi"] < down
-    if higher or lower:
-        want = "faster" if higher == (better == "higher") else "slower"
-    else:
-        want = "indistinguishable"
-    if c["n"] < min_pairs or (aa is not None and aa["n"] < min_pairs):
-        want = "insufficient data"
+    want = want_verdict(c, better, min_pairs, control, failed)
     need(c["verdict"] == want, name, "verdict", c["verdict"], "!=", want, c)
-    need(c.get("insufficient") == (want == "insufficient data"), name, "insufficient flag", c)
+    if failed:
+        need("median" not in c and "lo" not in c, name, "a failed row with a ratio", c)
+        return
+    need(c["lo"] <= c["median"] <= c["hi"], name, "median outside its interval", c)
+    need(c.get("insufficient") == (want == "insufficient data" or c["n"] < min_pairs),
+         name, "insufficient flag", c)
+    aa = c.get("aa")
     if aa is not None:
         need(c.get("aa_ok") == (aa["lo"] <= 1.0 <= aa["hi"]), name, "aa_ok", c)
 
@@ -63,7 +64,7 @@ def check_reps(name, rows, base, key, reps_key, nreps):
 
 
 def provenance(j):
-    need(j.get("schema_version") == 2, "schema_version", j.get("schema_version"))
+    need(j.get("schema_version") == 3, "schema_version", j.get("schema_version"))
     need(isinstance(j.get("git_commit"), str) and j.get("git_commit"), "git_commit",
          j.get("git_commit"))
     need(isinstance(j.get("seed"), int), "seed", j.get("seed"))
@@ -84,7 +85,8 @@ def lockbench(j, have):
                 need(r["runs"] == 3 and not r["error"], name, "runs/error", r["runs"], r["error"])
                 need(r["samples"] > 0 and r["max_us"] >= r["p50_us"], name, "samples/max")
             for key in ("dur_ratio", "longest_ratio"):
-                check_ci("%s %s %s" % (t["test"], name, key), r.get(key), "lower", mp)
+                check_ci("%s %s %s" % (t["test"], name, key), r.get(key), "lower", mp,
+                         r["aa"], bool(r["error"]))
         aa = rows.get("pthread/aa", {}).get("dur_ratio") or {}
         need(aa.get("n") == 3, "pthread A/A pairs", aa.get("n"))
         check_reps(t["test"], rows, rows.get("pthread", {}), "dur_ratio", "dur_ms_reps",
@@ -117,7 +119,8 @@ def wakebench(j, have):
             need(rows[m]["runs"] == 10, m, "runs")
     for name, r in rows.items():
         for key in ("wake_ratio", "last_ratio", "trigger_ratio"):
-            check_ci("%s %s" % (name, key), r.get(key), "lower", mp)
+            check_ci("%s %s" % (name, key), r.get(key), "lower", mp, r["aa"],
+                     bool(r["error"]))
     check_reps("wake", rows, rows.get("futex-all", {}), "wake_ratio", "wake_mean_us_reps",
                sw[0]["reps"])
 
@@ -134,11 +137,65 @@ def queuebench(j, have):
                  and r["prequeued_us"] > 0, q, "failed or empty", r)
         for key, better in (("launch_ratio", "lower"), ("tput_ratio", "higher"),
                             ("prequeued_ratio", "lower")):
-            check_ci("%s %s" % (q, key), r.get(key), better, mp)
+            check_ci("%s %s" % (q, key), r.get(key), better, mp, r["aa"], r["failed"])
     for key, reps_key in (("launch_ratio", "launch_us_reps"), ("tput_ratio", "mjobs_s_reps"),
                           ("prequeued_ratio", "prequeued_us_reps")):
         check_reps("queue", {q: r for q, r in rows.items() if r["available"]},
                    rows.get("cond-signal", {}), key, reps_key, j["reps"])
+
+
+def all_rows(j):
+    """the rows of any seed tool's JSON"""
+    for t in j.get("tests", []) + j.get("sweep", []):
+        yield from t.get("rows", [])
+    yield from j.get("rows", [])
+
+
+def failed(j, have):
+    """a run that failed: every row with an error has the verdict "failed"
+    and no ratio in each of its intervals (review 19, M3)"""
+    provenance(j)
+    rows = [r for r in all_rows(j) if r.get("error")]
+    need(rows, "no row with an error: nothing checked")
+    for r in rows:
+        for key, c in r.items():
+            if key.endswith("_ratio"):
+                check_ci("%s %s" % (r.get("type") or r.get("method") or r.get("queue"), key),
+                         c, (c or {}).get("better", "lower"), 5, r["aa"], True)
+
+
+def published(j, have):
+    """a results file of Documentation/results (seed tool or matrix): the
+    current schema, a clean commit, the per-repetition values, and every
+    verdict by the rule (review 19, H2 and M6)"""
+    need(not str(j.get("git_commit", "")).endswith("-dirty"), "built from a dirty tree",
+         j.get("git_commit"))
+    if "cells" in j:            # make matrix: futex_lock --compare per cell
+        for c in j["cells"]:
+            r = c["result"]
+            provenance(r)
+            for m in r.get("summary", []):
+                if m.get("baseline") or not m.get("available"):
+                    continue
+                check_ci("cell %s/%s/%s %s" % (c["threads"], c["hold_loops"],
+                                               c["outside_loops"], m["instance"]),
+                         m.get("comparison"), "higher", 5, m["control"],
+                         m.get("verdict") == "failed")
+                need(m.get("verdict") == (m.get("comparison") or {}).get("verdict"),
+                     m["instance"], "row verdict != its comparison's")
+            need(any(x.get("kiter_s") for x in r.get("runs", [])), "cell without its runs")
+        return
+    mp = provenance(j)
+    rows = list(all_rows(j))
+    need(rows, "no rows")
+    for r in rows:
+        name = r.get("type") or r.get("method") or r.get("queue")
+        need(any(k.endswith("_reps") and isinstance(v, list) for k, v in r.items()),
+             name, "no per-repetition values")
+        for key, c in r.items():
+            if key.endswith("_ratio") and c is not None:
+                check_ci("%s %s" % (name, key), c, c.get("better"), mp, r["aa"],
+                         bool(r.get("error") or r.get("failed")))
 
 
 def main():
@@ -149,7 +206,8 @@ def main():
         print("check_seed: %s: %s" % (path, e))
         return 1
     try:
-        {"lockbench": lockbench, "wakebench": wakebench, "queuebench": queuebench}[tool](j, have)
+        {"lockbench": lockbench, "wakebench": wakebench, "queuebench": queuebench,
+         "failed": failed, "published": published}[tool](j, have)
     except (KeyError, TypeError, IndexError) as e:
         bad.append("malformed: %r" % (e,))
     for b in bad:

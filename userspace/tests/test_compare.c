@@ -40,6 +40,20 @@ static void series(double *base, double *x, double factor, double noise,
 	}
 }
 
+/* fl_json_ci() of r as a string (free it) */
+static char *json_of(const struct fl_ratio_ci *r)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&json, &len);
+
+	if (!f)
+		abort();
+	fl_json_ci(f, r);
+	fclose(f);
+	return json;
+}
+
 static const char *desc(const struct fl_ratio_ci *r, char *buf, size_t len)
 {
 	snprintf(buf, len, "ratio %.2f [%.2f,%.2f], A/A [%.2f,%.2f] n=%zu: %s",
@@ -52,11 +66,9 @@ int main(void)
 {
 	double base[N], x[N], tight[N], wide[N];
 	struct fl_ratio_ci r, r2, band;
-	char b[200], *json = NULL;
-	size_t jlen = 0;
-	FILE *f;
+	char b[200], *json;
 
-	printf("TAP version 13\n1..14\n");
+	printf("TAP version 13\n1..20\n");
 	/* a tight A/A: the baseline again, +-2 % */
 	series(base, tight, 1.0, 0.02, 11, N);
 
@@ -114,10 +126,42 @@ int main(void)
 	ok(r.verdict == FL_INSUFFICIENT, "an A/A row of 3 pairs: 'insufficient data'",
 	   desc(&r, b, sizeof(b)));
 
-	/* the A/A row is judged against 1 only */
+	/*
+	 * The band is two-sided (review 19, M1): an A/A interval that
+	 * reaches down to ~0.5 says identical code measured ~2x apart, so a
+	 * mode at 1.3 (interval clear of 1 and above the A/A interval) is
+	 * inside the reciprocal band [1/hi, 1/lo], not "faster".
+	 */
+	series(base, x, 1.3, 0.1, 9, N);
+	for (size_t i = 0; i < N; i++)	/* A/A ratios 0.37 .. 1.0 */
+		wide[i] = base[i] * (0.37 + 0.63 * (double)((i * 7) % N) / (N - 1));
+	fl_compare(x, base, wide, N, FL_HIGHER_IS_BETTER, &r);
+	ok(r.lo > 1.0 && r.lo > r.aa_hi && r.hi < 1.0 / r.aa_lo &&
+	   r.verdict == FL_INDISTINGUISHABLE,
+	   "inside the reciprocal of an A/A band below 1: 'indistinguishable'",
+	   desc(&r, b, sizeof(b)));
+	for (size_t i = 0; i < N; i++)	/* the mirror: a mode at 1/1.3 */
+		x[i] = base[i] * base[i] / x[i];
+	fl_compare(x, base, wide, N, FL_LOWER_IS_BETTER, &r);
+	ok(r.hi < 1.0 && r.verdict == FL_INDISTINGUISHABLE,
+	   "and its mirror 1/1.3 beside the same band: 'indistinguishable'",
+	   desc(&r, b, sizeof(b)));
+	series(base, x, 3.0, 0.1, 10, N);
+	fl_compare(x, base, wide, N, FL_HIGHER_IS_BETTER, &r);
+	ok(r.verdict == FL_FASTER && r.lo > 1.0 / r.aa_lo,
+	   "clear of the reciprocal band too: 'faster'", desc(&r, b, sizeof(b)));
+
+	/*
+	 * The A/A row is the band, not a claim (M2): even an A/A interval
+	 * that excludes 1 (identical code "slower") gives no verdict.
+	 */
+	series(base, x, 0.95, 0.02, 12, N);
+	fl_compare(x, base, x, N, FL_HIGHER_IS_BETTER, &r);
+	ok(r.hi < 1.0 && !strcmp(fl_verdict_name(r.verdict), "control") && !r.has_aa,
+	   "the A/A row itself, interval below 1: verdict 'control'", desc(&r, b, sizeof(b)));
 	fl_compare(tight, base, tight, N, FL_LOWER_IS_BETTER, &r);
-	ok(r.verdict == FL_INDISTINGUISHABLE && !r.has_aa,
-	   "the A/A row itself: against 1, no band", desc(&r, b, sizeof(b)));
+	ok(!strcmp(fl_verdict_name(r.verdict), "control"),
+	   "the A/A row itself, interval holding 1: verdict 'control'", desc(&r, b, sizeof(b)));
 
 	/* the same data give the same interval (fixed bootstrap seed) */
 	series(base, x, 1.3, 0.4, 7, N);
@@ -129,15 +173,35 @@ int main(void)
 	/* the JSON of a time 2.5x the baseline */
 	series(base, x, 2.5, 0.05, 8, N);
 	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
-	f = open_memstream(&json, &jlen);
-	if (!f)
-		return 1;
-	fl_json_ci(f, &r);
-	fclose(f);
+	json = json_of(&r);
 	ok(strstr(json, "\"better\": \"lower\"") && strstr(json, "\"verdict\": \"slower\"") &&
 	   strstr(json, "\"aa\": {\"n\": 20") && strstr(json, "\"aa_ok\": true") &&
 	   strstr(json, "\"insufficient\": false") && strstr(json, "\"min_pairs\": 5"),
 	   "JSON: better lower, verdict slower, the A/A band, aa_ok, insufficient, min_pairs", json);
+	free(json);
+
+	/*
+	 * A skewed time (M4): 17 repetitions at 0.9x, 3 at 20x.  The median
+	 * says faster; the mean ratio (> 1) says otherwise, and the JSON
+	 * flags it.
+	 */
+	series(base, x, 0.9, 0.01, 13, N);
+	for (size_t i = 0; i < 3; i++)
+		x[i * 7] = 20.0 * base[i * 7];
+	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
+	json = json_of(&r);
+	ok(r.verdict == FL_FASTER && r.mean_ratio > 1.0 && r.tail_disagrees &&
+	   strstr(json, "\"tail_disagrees\": true"),
+	   "a skewed time: verdict by the median, mean_ratio > 1 and tail_disagrees", json);
+	free(json);
+
+	/* a failed row (M3): verdict "failed", no ratio in the JSON */
+	fl_compare(x, base, tight, N, FL_LOWER_IS_BETTER, &r);
+	fl_fail(&r);
+	json = json_of(&r);
+	ok(r.verdict == FL_FAILED && strstr(json, "\"verdict\": \"failed\"") &&
+	   !strstr(json, "median") && !strstr(json, "\"lo\""),
+	   "a failed row: verdict 'failed', no ratio", json);
 	free(json);
 
 	/* the one PRNG: a shuffle is a permutation, and a new one each time */

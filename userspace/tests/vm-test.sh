@@ -102,7 +102,7 @@ cmp_modes() {
 	while IFS= read -r l; do
 		[[ $l == ratio* ]] && break
 		[[ $l =~ ^futex_lock\ +[0-9.]+\ +1\ \(baseline\) ]] && base=1
-		[[ $l =~ ^(adaptive|pi|waitwake|waitwake-spin|pthread|pthread-adaptive|spin|futex_lock\ \(A/A\))\ +[0-9.]+\ +[0-9.]+\ [0-9.]+-[0-9.]+\ +(faster|slower|indistinguishable)\  ]] && c=$((c + 1))
+		[[ $l =~ ^(adaptive|pi|waitwake|waitwake-spin|pthread|pthread-adaptive|spin|futex_lock\ \(A/A\))\ +[0-9.]+\ +[0-9.]+\ [0-9.]+-[0-9.]+\ +(faster|slower|indistinguishable|control)\  ]] && c=$((c + 1))
 	done <<<"$out"
 	[ $rc -eq 0 ] && [ $base -eq 1 ] && [ $c -eq 8 ]
 }

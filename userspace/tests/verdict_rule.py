@@ -1,0 +1,34 @@
+"""The verdict rule of lib/compare.c, written again as the test oracle of
+check_compare.py and check_seed.py (the one Python copy; the C engine is
+the implementation):
+  - the A/A row is the band, not a claim: "control";
+  - a row with a failed run: "failed", no ratio;
+  - fewer than min_pairs pairs here or in the A/A row: "insufficient data";
+  - otherwise a verdict only for an interval clear of the two-sided band
+    [min(1, lo, 1/hi), max(1, hi, 1/lo)] of the A/A interval [lo, hi],
+    "faster" on the better side; "indistinguishable" inside it."""
+
+
+def band(aa):
+    """(down, up): the two-sided A/A band, always holding 1"""
+    if not aa:
+        return 1.0, 1.0
+    lo, hi = aa["lo"], aa["hi"]
+    return min(1.0, lo, 1.0 / hi), max(1.0, hi, 1.0 / lo)
+
+
+def want_verdict(c, better, min_pairs, control=False, failed=False):
+    """the verdict the engine must have given the interval c (fl_json_ci)"""
+    if failed:
+        return "failed"
+    if control:
+        return "control"
+    aa = c.get("aa")
+    if c["n"] < min_pairs or aa is None or aa["n"] < min_pairs:
+        return "insufficient data"
+    down, up = band(aa)
+    if c["lo"] > up:
+        return "faster" if better == "higher" else "slower"
+    if c["hi"] < down:
+        return "slower" if better == "higher" else "faster"
+    return "indistinguishable"
