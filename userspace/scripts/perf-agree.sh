@@ -2,15 +2,20 @@
 # SPDX-License-Identifier: GPL-2.0
 # make perfagree, in the guest: does `perf bench futex lock` measure what
 # `futex_lock -s` measures?  Both on the same workload: T threads pinned
-# round-robin (futex_lock --pin), an empty critical section and nothing
-# between the calls (perf -l 0, futex_lock -d 0 -w 0), D seconds.  Each
+# round-robin (futex_lock --pin), L empty loops inside the lock and none
+# between the calls (perf -l L, futex_lock -d L -w 0), D seconds; L = 0 is
+# the plain lock();unlock() loop.  Each
 # repetition runs perf twice (A and A') and futex_lock once, in a new
 # random order; the ratios futex_lock/A and A'/A of each repetition give a
 # median with a 95% bootstrap interval.  The A'/A row is the noise floor:
 # the two tools agree when futex_lock/A lies inside the A/A band.
 # A measurement, not a test: nothing here fails on a speed.  Under QEMU
 # TCG the figures are emulation figures (compare ratios, not speeds).
-# Env: PA_THREADS ("2 8"), PA_DURATION (2 s, whole seconds: perf -r),
+# futex_lock's engine does more per iteration than perf's loop (an atomic
+# exchange of its owner flag and a counter inside the lock, counters, a
+# timed acquire every 1024): at L = 0 that is a visible part of the loop.
+# Env: PA_THREADS ("2 8"), PA_LOADS ("0 1000"), PA_DURATION (2 s, whole
+# seconds: perf -r),
 # PA_REPEAT (10), PA_MODES ("plain adaptive"), PA_SEED (random order),
 # PERF_BENCH (default $BUILD/perf/perf).
 set -u
@@ -18,6 +23,7 @@ REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 FL=$REPO/userspace/build/futex_lock
 PB=${PERF_BENCH:-${BUILD:-$REPO/build}/perf/perf}
 TH=${PA_THREADS:-"2 8"}
+LOADS=${PA_LOADS:-"0 1000"}
 D=${PA_DURATION:-2}
 R=${PA_REPEAT:-10}
 MODES=${PA_MODES:-"plain adaptive"}
@@ -40,11 +46,12 @@ trap 'rm -rf "$TMP"' EXIT
 for mode in $MODES; do
 	pa= fa=
 	[ "$mode" = adaptive ] && pa=-a fa=-a
+	for ld in $LOADS; do
 	for t in $TH; do
-		perf_cmd=("$PB" bench futex lock $pa -l 0 -t "$t" -r "$D" -s)
-		fl_cmd=("$FL" $fa -s --pin -d 0 -w 0 -t "$t" --duration "$D")
+		perf_cmd=("$PB" bench futex lock $pa -l "$ld" -t "$t" -r "$D" -s)
+		fl_cmd=("$FL" $fa -s --pin -d "$ld" -w 0 -t "$t" --duration "$D")
 		echo
-		echo "# $mode, $t threads, $D s, $R repetitions:"
+		echo "# $mode, $t threads, $ld loops in the lock, $D s, $R repetitions:"
 		echo "#   A, A': perf ${perf_cmd[*]:1}"
 		echo "#   F:     futex_lock ${fl_cmd[*]:1}"
 		: >"$TMP/values"
@@ -85,6 +92,7 @@ m2, lo2, hi2 = band(fa)
 print("     futex_lock/perf A    %.3f  [%.3f-%.3f]  %s" % (m2, lo2, hi2,
       "inside the A/A band" if lo <= m2 <= hi else "OUTSIDE the A/A band"))
 EOF
+	done
 	done
 done
 echo
