@@ -89,8 +89,10 @@ print("median ops/s: perf A %.0f, perf A' %.0f, futex_lock -s %.0f" %
 m, lo, hi = band(aa)
 print("A/A  perf A'/perf A       %.3f  [%.3f-%.3f]" % (m, lo, hi))
 m2, lo2, hi2 = band(fa)
-print("     futex_lock/perf A    %.3f  [%.3f-%.3f]  %s" % (m2, lo2, hi2,
-      "inside the A/A band" if lo <= m2 <= hi else "OUTSIDE the A/A band"))
+verdict = ("median inside the A/A interval" if lo <= m2 <= hi else
+           "median outside, intervals overlap" if lo2 <= hi and lo <= hi2 else
+           "outside the A/A noise")
+print("     futex_lock/perf A    %.3f  [%.3f-%.3f]  %s" % (m2, lo2, hi2, verdict))
 EOF
 	done
 	done
