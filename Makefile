@@ -32,6 +32,8 @@ VMRUN    = REPO=$(REPO) BUILD=$(BUILD) KSRC=$(KSRC) KOUT=$(KOUT) \
 # LOCALVERSION= (empty, but set) stops setlocalversion adding "+" for the git tree.
 KMAKE    = $(MAKE) -C $(KSRC) O=$(KOUT) ARCH=x86_64 CC="ccache gcc" LOCALVERSION= -j$(JOBS)
 SELFTESTS := tools/testing/selftests/futex_lock
+# perf from the patched tree's tools/perf (perf bench futex lock), minimal build
+PERF_OUT  := $(BUILD)/perf
 FTORTURE  := tools/testing/futex_torture
 MODEL     := tools/testing/futex_lock_model
 # make torture / make fuzz: seconds of the run, seed, extra arguments
@@ -50,7 +52,7 @@ TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
-	matrix seedbench patches-export clean distclean futex-torture torture fuzz model
+	matrix seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -66,6 +68,8 @@ help:
 	@echo "  make userspace  build userspace/ (futex_lock and the benchmarks)"
 	@echo "  make module     build the kernel/ test module against the built kernel"
 	@echo "  make selftests  build tools/testing/selftests/futex_lock and upstream futex selftests"
+	@echo "  make perf       build perf (perf bench futex lock) from the patched tree, minimal, into build/perf"
+	@echo "  make perfagree  perf bench futex lock against futex_lock -s in the VM (paired runs, A/A band)"
 	@echo "  make vm CMD=... boot the kernel and run CMD in the guest (SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL))"
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
 	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
@@ -120,6 +124,10 @@ module: kernel
 selftests: kernel
 	@$(MAKE) -C $(SELFTESTS) KSRC=$(KSRC) KOUT=$(KOUT) OUTPUT=$(BUILD)/selftests/futex_lock
 
+# Only tools/perf of the patched tree is built (about a minute; then a no-op).
+perf: kernel-src
+	@$(VM)/build-perf $(KSRC) $(PERF_OUT)
+
 vm: kernel
 	@[ -n "$(CMD)" ] || { echo "usage: make vm CMD='command to run in the guest'"; exit 2; }
 	@$(VMRUN) -- bash -c '$(CMD)'
@@ -132,7 +140,7 @@ run check: toolpath
 
 # The main job: the futex_lock comparison on the patched (non-debug) kernel.
 run-steps: FLAVOUR = base
-run-steps: kernel userspace
+run-steps: kernel userspace perf
 	@$(VMRUN) -- userspace/scripts/compare.sh
 
 lockcmp: FLAVOUR = base
@@ -146,6 +154,13 @@ matrix: kernel userspace
 
 # The three seed write-up benchmarks (Documentation/seed-benchmarks.md):
 # in the VM on the base kernel (TCG: emulation figures), then natively here.
+# perf bench futex lock and futex_lock -s on the same workload, paired
+# repetitions in random order, with a perf-vs-perf A/A band (a measurement,
+# not a test; under TCG emulation figures).
+perfagree: FLAVOUR = base
+perfagree: kernel userspace perf
+	@$(VMRUN) -- userspace/scripts/perf-agree.sh
+
 seedbench: FLAVOUR = base
 seedbench: kernel userspace
 	@$(VMRUN) -- userspace/scripts/seedbench.sh
@@ -155,9 +170,9 @@ seedbench: kernel userspace
 # Every test, on the debug kernel (full preemption, lockdep, KASAN...).
 check-steps: FLAVOUR = debug
 # Each step stops make on failure; the last line counts the suites that ran.
-check-steps: check-commands model check-host check-harness checkpatch check-vm check-voluntary
+check-steps: check-commands model check-host check-perf check-harness checkpatch check-vm check-voluntary
 	@echo "check: kernel $$(cat $(KOUT)/include/config/kernel.release) (debug: preempt=full, kselftests again with preempt=voluntary) from $(notdir $(TARBALL))"
-	@echo "check: $$((6 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
+	@echo "check: $$((7 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
 
 # The SPIN model of the FUTEX_LOCK word protocol (tools/testing/futex_lock_model):
 # v3 must pass exhaustively; v2's counterexamples (N1, N2, N3) and broken v3
@@ -167,6 +182,11 @@ model: deps
 
 check-host: userspace
 	@$(MAKE) -C userspace check
+
+# perf bench futex lock on the host's kernel (normally without the ops):
+# "not supported", exit 0, and perf bench futex all still works.
+check-perf: perf userspace
+	@$(VM)/tests/perf-test $(PERF_OUT)/perf userspace/build/futex_lock
 
 # The reduced PATH itself is tested: a command outside it must fail.
 check-commands: kernel-src
@@ -197,7 +217,7 @@ torture: kernel futex-torture
 fuzz: kernel futex-torture
 	@$(VMRUN) -- $(BUILD)/futex_torture/futex_fuzz --duration $(DURATION) --seed $(SEED) $(FUZZ_ARGS)
 
-check-vm: kernel module selftests userspace futex-torture
+check-vm: kernel module selftests userspace futex-torture perf
 	@rm -f $(BUILD)/vm/guest-check.passed
 	@$(VMRUN) -- $(VM)/guest-check
 	@test -s $(BUILD)/vm/guest-check.passed
@@ -236,7 +256,7 @@ check-up:
 	@$(VMRUN) -- $(SELFTESTS)/vm-test.sh
 
 clean:
-	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm $(BUILD)/futex_torture
+	@rm -rf $(BUILD)/kbuild-* $(BUILD)/selftests $(BUILD)/vm $(BUILD)/futex_torture $(PERF_OUT)
 	@$(MAKE) -C userspace clean
 	@$(MAKE) -C kernel clean KOUT=$(KOUT) 2>/dev/null || true
 

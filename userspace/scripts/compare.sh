@@ -3,15 +3,19 @@
 # What `make run` executes in the guest: kernel + probe, the RFC blocks of
 # `futex_lock -i N` and `futex_lock -a -i N` (256 threads as in the RFC,
 # RFC delays 1000/10000), the --compare table of every lock, and
-# `perf stat` per mode when a working perf exists, and the engine's own
-# cost per iteration against a bare loop (`overhead`).
+# `perf bench futex lock`, `lock -a` and `lock-pi` (perf built from the
+# patched tree by make perf), `perf stat` per mode when a working perf
+# exists, and the engine's own cost per iteration against a bare loop
+# (`overhead`).
 # Sizes (env): FL_RUN_ITER (first try of the RFC runs, default 20000; a run
 # shorter than FL_RUN_MIN_S (1 s) is redone with N scaled up, so each
 # printed block lasts >= 1 s); the tables are time-bounded so a slow mode
 # cannot blow the budget: FL_CMP_DURATION (0.4 s per run; runs overrun it
 # when threads sit in the kernel), FL_CMP_THREADS ("8 256"), FL_CMP_REPEAT
 # (10 paired repetitions in random order; every table has an A/A row),
-# FL_PERF_DURATION (1 s), FL_PERF_THREADS (8).
+# FL_PERF_DURATION (1 s), FL_PERF_THREADS (8; also perf bench's -t),
+# FL_PERF_BENCH_RUNTIME (perf bench -r, 2 s), PERF_BENCH (default
+# $BUILD/perf/perf).
 # Figures from an emulator are only comparable as ratios within one run.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -23,6 +27,8 @@ CT=${FL_CMP_THREADS:-"8 256"}
 CR=${FL_CMP_REPEAT:-10}
 PD=${FL_PERF_DURATION:-1}
 PT=${FL_PERF_THREADS:-8}
+PR=${FL_PERF_BENCH_RUNTIME:-2}
+PB=${PERF_BENCH:-${BUILD:-$REPO/build}/perf/perf}
 rc=0
 t0=$SECONDS
 
@@ -56,6 +62,28 @@ for t in $CT; do
 	echo "# futex_lock --compare --duration $CD -t $t -r $CR     (-d 1000 -w 10000)"
 	"$FL" --compare --duration "$CD" -t "$t" -r "$CR" || rc=1
 done
+
+# perf bench futex lock beside lock-pi: perf's own workload (usleep(1)
+# inside the lock, threads pinned round-robin), the same for all three
+echo
+if [ ! -x "$PB" ]; then
+	echo "# perf bench futex lock: skipped (no $PB: make perf)"
+elif ! "$PB" bench futex lock -h 2>&1 | grep -q -- '--adaptive'; then
+	echo "# perf bench futex lock: skipped ($PB has no futex lock benchmark: is the series' tools/perf patch applied?)"
+else
+	echo "# perf bench futex {lock,lock -a,lock-pi} -t $PT -r $PR -s     ($("$PB" version))"
+	for b in "lock" "lock -a" "lock-pi"; do
+		# $b unquoted: "lock -a" is the benchmark and an option
+		if ! out=$("$PB" bench futex $b -t "$PT" -r "$PR" -s 2>&1) ||
+			! grep -qE '^Averaged' <<<"$out"; then
+			printf '%s\n' "$out"
+			rc=1
+			continue
+		fi
+		printf '%-8s %s\n' "$b:" "$(grep -E '^Averaged' <<<"$out")"
+		grep -E '^Lock syscalls' <<<"$out" | sed 's/^/         /'
+	done
+fi
 
 echo
 perf=

@@ -5,7 +5,9 @@
 # Asserts: FUTEX_LOCK is present; the RFC invocations (futex_lock -i N -t 8,
 # with and without -a) complete with exactly N lock/unlock calls and an
 # intact protected counter; JSON equals the text; every lock implementation,
-# the FUTEX_LOCK ones included, keeps mutual exclusion and counts syscalls.
+# the FUTEX_LOCK ones included, keeps mutual exclusion and counts syscalls;
+# perf bench futex lock (make perf) runs with and without -a, prints perf's
+# summary and the syscall ratios, counts the syscalls the kernel counts.
 # Checks use bash builtins: every exec over 9p costs ~0.1-1 s under TCG.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -107,6 +109,66 @@ cmp_modes() {
 	[ $rc -eq 0 ] && [ $base -eq 1 ] && [ $c -eq 8 ]
 }
 check "--compare: baseline futex_lock; 7 modes + A/A control with ratio, 95% CI, verdict" cmp_modes
+
+# perf bench futex lock, from the patched tree (make perf); briefly: 1 s
+# runs.  Format and counts only, never a speed.
+PERF=${BUILD:-$REPO/build}/perf/perf
+KS=/sys/kernel/debug/futex_lock/stats
+kstat() {	# NAME: the counter's value now
+	local k v
+	while IFS=': ' read -r k v; do
+		[ "$k" = "$1" ] && { echo "$v"; return; }
+	done <"$KS"
+}
+avg_re='^Averaged [0-9]+ operations/sec \(\+- [0-9]+\.[0-9]{2}%\), total secs = 1$'
+sys_pre='Lock syscalls: ([0-9]+) of ([0-9]+) calls \([0-9]+\.[0-9]{2}%\), '
+sys_re="^${sys_pre}unlock syscalls: ([0-9]+) of ([0-9]+) calls \\([0-9]+\\.[0-9]{2}%\\)$"
+# perf_ok OUT THREADS OPNAME: the lock-pi style report plus the ratio line;
+# sets LS, US (lock, unlock syscalls) and CALLS
+perf_ok() {
+	local l thr=0 avg=0 sum=0
+	LS= US= CALLS=
+	while IFS= read -r l; do
+		[[ $l =~ ^\[thread\ +[0-9]+\]\ futex:\ 0x[0-9a-f]+\ \[\ [0-9]+\ ops/sec\ \]$ ]] && thr=$((thr + 1))
+		[[ $l =~ $avg_re ]] && avg=1
+		[[ $l == "Run summary [PID "*"]: $2 threads doing $3 lock/unlock pairing for 1 secs." ]] && sum=1
+		if [[ $l =~ $sys_re ]]; then
+			LS=${BASH_REMATCH[1]} CALLS=${BASH_REMATCH[2]} US=${BASH_REMATCH[3]}
+			[ "${BASH_REMATCH[4]}" = "$CALLS" ] || CALLS=
+		fi
+	done <<<"$1"
+	[ $sum = 1 ] && [ $thr = "$2" ] && [ $avg = 1 ] && [ -n "$CALLS" ] && [ "$CALLS" -gt 0 ]
+}
+if [ ! -x "$PERF" ]; then
+	nok "perf built at $PERF (make perf)"
+else
+	for a in "" "-a"; do
+		op=FUTEX_LOCK kl=lock_syscalls
+		[ -n "$a" ] && op=FUTEX_LOCK_ADAPTIVE kl=lock_adaptive_syscalls
+		[ -r $KS ] && { k0=$(kstat $kl); u0=$(kstat unlock_syscalls); }
+		out=$("$PERF" bench futex lock $a -t 4 -r 1 2>&1); rc=$?
+		comment "$out"
+		check "perf bench futex lock${a:+ $a} -t 4 -r 1 exits 0" test $rc -eq 0
+		check "perf bench futex lock${a:+ $a}: run summary, 4 thread lines, Averaged line, lock/unlock syscall ratios" \
+			perf_ok "$out" 4 $op
+		if [ -r $KS ] && [ -n "$CALLS" ]; then
+			# the kernel's counts of this run: ours, plus the
+			# FUTEX_UNLOCK of perf's probe for the ops
+			k1=$(kstat $kl) u1=$(kstat unlock_syscalls)
+			echo "# kernel: $kl +$((k1 - k0)), unlock_syscalls +$((u1 - u0)); perf: $LS, $US (+1 probe)"
+			check "perf bench futex lock${a:+ $a}: its syscall counts are the kernel's (debugfs delta)" \
+				eval '[ $((k1 - k0)) = "$LS" ] && [ $((u1 - u0)) = $((US + 1)) ]'
+		fi
+	done
+	# one futex per thread: never contended, so never a syscall
+	out=$("$PERF" bench futex lock -M -l 0 -t 2 -r 1 -s 2>&1); rc=$?
+	comment "$out"
+	fast_ok() {
+		[ $rc -eq 0 ] &&
+		[[ $out =~ $'\n'"Lock syscalls: 0 of "[1-9][0-9]*" calls (0.00%), unlock syscalls: 0 of " ]]
+	}
+	check "perf bench futex lock -M -l 0: exit 0, only fast paths (0 lock and 0 unlock syscalls)" fast_ok
+fi
 
 echo "1..$n"
 echo "# $((SECONDS - t0)) s"
