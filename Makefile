@@ -194,6 +194,7 @@ check-commands: kernel-src
 
 check-harness: kernel
 	@$(VM)/tests/harness-test $(BZIMAGE)
+	@$(VM)/tests/kselftest-tap-test $(KSRC)
 
 patches-export:
 	@$(VM)/export-patches $(KSRC) $(REPO)/patches
