@@ -373,8 +373,12 @@ static inline int conv_type(pthread_mutex_t *m)
 
 	if (mode() == M_OFF)
 		return -1;
-#if BROKEN(7)
-	if (k < 0 || (k & ~(K_TYPE_MASK | K_ELISION | K_ROBUST)))
+#if BROKEN(7)	/* glibc's robust mutexes carry the pshared bit as well */
+	if (k > 0 && (k & K_ROBUST))
+		return k & K_TYPE_MASK;
+#endif
+#if BROKEN(17)
+	if (k < 0 || (k & ~(K_TYPE_MASK | K_ELISION | K_PSHARED)))
 #else
 	if (k < 0 || (k & ~(K_TYPE_MASK | K_ELISION)))
 #endif
@@ -475,7 +479,7 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 	if (type != PTHREAD_MUTEX_NORMAL && type != PTHREAD_MUTEX_ADAPTIVE_NP &&
 	    (atomic_load_explicit(w, memory_order_relaxed) & FUTEX_TID_MASK) == tid) {
 		if (type == PTHREAD_MUTEX_ERRORCHECK)
-			return try ? EBUSY : EDEADLK;
+			return try && !BROKEN(18) ? EBUSY : EDEADLK;
 		/* recursive */
 #if !BROKEN(3)
 		if (m->__data.__count == UINT_MAX)
