@@ -44,7 +44,7 @@ FUZZ_ARGS ?=
 # listed in $(VM)/commands; "make deps" installs both and checks each
 # command.  "make run" and "make check" then run with PATH = $(TOOLPATH):
 # the commands of a minimal Debian 12 plus that list, nothing else.
-DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12
+DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12 libpython3.11-testsuite
 TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \

@@ -108,6 +108,11 @@ cmp_modes() {
 }
 check "--compare: baseline futex_lock; 7 modes + A/A control with ratio, 95% CI, verdict" cmp_modes
 
+# the LD_PRELOAD library under FUTEX_LOCK and FUTEX_LOCK_ADAPTIVE: its
+# tests, the kernel counters = its own counts, a real program (sysbench)
+"$U/tests/preload-tests.sh" vm >"$TMP/pl.out" 2>&1
+fold_tap preload "$TMP/pl.out" $?
+
 echo "1..$n"
 echo "# $((SECONDS - t0)) s"
 echo "$pass passed, $fail failed"
