@@ -74,6 +74,13 @@ static _Atomic int g_init;	/* 0 not started, 1 running, 2 done */
 static int g_stats;
 static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
+/*
+ * An untimed lock sleeps at most this many seconds at a time (0: forever).
+ * A sleeper is not woken when a non-robust owner dies; when its timeout
+ * expires the kernel checks the owner and says ESRCH, so the program gets
+ * the message instead of hanging forever (FUTEXLOCK_PRELOAD_DEADCHECK).
+ */
+static int g_deadcheck = 10;
 static _Atomic pid_t g_fork_parent_tid;	/* thread that called fork() */
 
 static TLS pid_t t_tid;
@@ -323,6 +330,12 @@ static void do_init(void)
 	}
 	g_lock_op = mode == M_ADAPTIVE ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK;
 	g_stats = s && *s && strcmp(s, "0");
+	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
+	if (s && *s)
+		g_deadcheck = atoi(s) > 0 ? atoi(s) : 0;
+#if BROKEN(19)
+	g_deadcheck = 0;
+#endif
 	if (g_stats) {
 		pthread_key_create(&g_st_key, stat_flush);
 		atexit(stats_print);
@@ -505,8 +518,16 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 	}
 	STAT(lock_slow);
 	for (;;) {
-		int r;
+		struct timespec wd;
+		int r, watchdog = 0;
 
+		if (!abs && g_deadcheck) {	/* see g_deadcheck */
+			clock_gettime(CLOCK_MONOTONIC, &wd);
+			wd.tv_sec += g_deadcheck;
+			abs = &wd;
+			clk = CLOCK_MONOTONIC;
+			watchdog = 1;
+		}
 		STAT(lock_syscalls);
 		if (md == M_EMULATE) {
 			r = emu_lock(w, tid, abs, abs && clk == CLOCK_REALTIME);
@@ -517,9 +538,11 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 				op |= FUTEX_CLOCK_REALTIME;
 			r = sys_futex(w, op, 0, abs, 0) == 0 ? 0 : errno;
 		}
+		if (watchdog)
+			abs = NULL;
 		if (r == 0 || r == EOWNERDEAD)
 			break;
-		if (r == EINTR || r == EAGAIN)
+		if (r == EINTR || r == EAGAIN || (r == ETIMEDOUT && watchdog))
 			continue;
 		if (r == ETIMEDOUT)
 			return ETIMEDOUT;

@@ -21,7 +21,7 @@ for m in "$@"; do
 	if [ ! -f "$so" ]; then
 		echo "not ok $n - mutant $m: $so not built"; fail=$((fail + 1)); continue
 	fi
-	PRELOAD_SO=$so FL_PRELOAD_GUARD=${FL_PRELOAD_GUARD:-10} \
+	PRELOAD_SO=$so FL_PRELOAD_GUARD=${FL_PRELOAD_GUARD:-20} \
 		tests/preload-tests.sh "$where" >"$TMP/out" 2>&1
 	caught=()
 	while IFS= read -r l; do
