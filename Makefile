@@ -47,10 +47,10 @@ FUZZ_ARGS ?=
 # listed in $(VM)/commands; "make deps" installs both and checks each
 # command.  "make run" and "make check" then run with PATH = $(TOOLPATH):
 # the commands of a minimal Debian 12 plus that list, nothing else.
-DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12
+DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12 libpython3.11-testsuite
 TOOLPATH := $(BUILD)/toolpath
 
-.PHONY: help deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
+.PHONY: help apps deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
 	matrix seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
 
@@ -73,6 +73,7 @@ help:
 	@echo "  make vm CMD=... boot the kernel and run CMD in the guest (SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL))"
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
 	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
+	@echo "  make apps       real programs (stress-ng, sysbench) under glibc vs the LD_PRELOAD library, in the VM"
 	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
 	@echo "  make torture    futex_torture in the VM for DURATION=s (FLAVOUR=base|debug, SEED, TORTURE_ARGS)"
 	@echo "  make fuzz       futex_fuzz in the VM for DURATION=s (FLAVOUR=base|debug, SEED, FUZZ_ARGS)"
@@ -142,6 +143,12 @@ run check: toolpath
 run-steps: FLAVOUR = base
 run-steps: kernel userspace perf
 	@$(VMRUN) -- userspace/scripts/compare.sh
+
+# Real programs (issue 18 part 3, skeleton): glibc vs the LD_PRELOAD library
+# (FUTEXLOCK_PRELOAD=lock / adaptive) with an A/A row, in the VM.
+apps: FLAVOUR = base
+apps: kernel userspace
+	@$(VMRUN) -- userspace/scripts/apps.sh
 
 lockcmp: FLAVOUR = base
 lockcmp: module

@@ -297,6 +297,10 @@ check "--duration 0.3 --pin --sched other: fairness line and time-bounded" \
 	test $rc -eq 0 -a -n "$(grep -E '^per-thread iterations: min [0-9]+ max [0-9]+' <<<"$out")" \
 	-a -n "$(grep -E '^Arguments: duration=0.3s threads=4' <<<"$out")"
 
+# --- the LD_PRELOAD library (its own runner: modes off, emulate, lock) ---
+tests/preload-tests.sh host >"$TMP/pl.out" 2>&1
+fold_tap preload "$TMP/pl.out" $?
+
 echo "1..$n"
 echo "# $skip skipped, $((SECONDS - t0)) s"
 echo "$pass passed, $fail failed"

@@ -170,6 +170,11 @@ else
 	check "perf bench futex lock -M -l 0: exit 0, only fast paths (0 lock and 0 unlock syscalls)" fast_ok
 fi
 
+# the LD_PRELOAD library under FUTEX_LOCK and FUTEX_LOCK_ADAPTIVE: its
+# tests, the kernel counters = its own counts, a real program (sysbench)
+"$U/tests/preload-tests.sh" vm >"$TMP/pl.out" 2>&1
+fold_tap preload "$TMP/pl.out" $?
+
 echo "1..$n"
 echo "# $((SECONDS - t0)) s"
 echo "$pass passed, $fail failed"

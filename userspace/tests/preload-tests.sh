@@ -1,0 +1,185 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Tests of libfutexlock-preload.so (userspace/preload/), TAP on stdout, exit 0
+# only if all passed.  Sourced-style helpers from tap.sh; run by
+# host-tests.sh ("host") and by vm-test.sh in the guest ("vm").
+#
+#   preload-tests.sh host   kernel without the ops (or with): modes off and
+#                           emulate run the whole suite; lock must say once
+#                           that the kernel lacks the ops and pass through
+#   preload-tests.sh vm     patched kernel: the suite under lock and
+#                           adaptive, the kernel's debugfs counters must show
+#                           the preload's own count of FUTEX_LOCK/UNLOCK
+#                           syscalls; a real program (sysbench threads, one
+#                           hot mutex) in both modes
+# Env: PRELOAD_SO (default build/libfutexlock-preload.so: the mutant runner
+# points it at a broken build), FL_PRELOAD_GUARD (hang guard per test, s).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+B=${B:-build}
+SO=${PRELOAD_SO:-$PWD/$B/libfutexlock-preload.so}
+TP=$B/test_preload
+FL=$B/futex_lock
+KS=/sys/kernel/debug/futex_lock/stats
+# hang guard of the whole-program runs (s), not a deadline; timeout runs
+# outside the preload (its probe would count in the kernel's counters)
+GUARD=$(( ${FL_PRELOAD_GUARD:-30} * 4 ))
+where=${1:-host}
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+n=0 pass=0 fail=0 t0=$SECONDS
+ok()  { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $*"; }
+nok() { n=$((n+1)); fail=$((fail+1)); echo "not ok $n - $*"; }
+skp() { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $* # SKIP"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+comment() { local l; while IFS= read -r l; do echo "# $l"; done <"$1"; }
+# shellcheck source=tap.sh
+. tests/tap.sh
+
+echo "TAP version 13"
+echo "# preload: $SO"
+if [ ! -f "$SO" ] || [ ! -x "$TP" ] || [ ! -x "$FL" ]; then
+	nok "built: $SO, $TP, $FL (make -C userspace)"
+	echo "1..$n"; echo "$pass passed, $fail failed"; exit 1
+fi
+have_ops=0
+"$FL" --probe >/dev/null 2>&1 && have_ops=1
+echo "# kernel has FUTEX_LOCK: $have_ops"
+
+# kernel counter NAME from a saved copy of the debugfs file
+kval() { local l; while IFS= read -r l; do [ "${l%%:*}" = "$1" ] && { echo "${l##* }"; return; }; done <"$2"; echo 0; }
+# preload stats value: the number after WORD on the stats lines of FILE
+sval() { local l re="[ :]$1 ([0-9]+)"; while IFS= read -r l; do [[ $l == futexlock-preload:\ stats:* && $l =~ $re ]] && { echo "${BASH_REMATCH[1]}"; return; }; done <"$2"; echo -1; }
+
+# suite MODE EXPECTED-MODE: the C tests under the preload
+suite() {
+	local rc
+	LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$1 "$TP" --expect-mode "$2" >"$TMP/s.out" 2>"$TMP/s.err"
+	rc=$?
+	fold_tap "preload $1" "$TMP/s.out" $rc
+	[ -s "$TMP/s.err" ] && comment "$TMP/s.err"
+	# C++: std::mutex (static initialiser, never destroyed), condvar
+	# wait_for (pthread_cond_clockwait), timed and recursive mutexes;
+	# stderr must stay clean
+	LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$1 "$B/test_preload_cxx" >"$TMP/x.out" 2>"$TMP/x.err"
+	rc=$?
+	[ -s "$TMP/x.err" ] && { comment "$TMP/x.err"; rc=99; }
+	fold_tap "preload $1 C++" "$TMP/x.out" $rc
+}
+
+# stats MODE: futex_lock's pthread mode (one pthread_mutex_init'ed mutex,
+# 4 threads, exactly 20000 lock/unlock calls) under the preload with
+# FUTEXLOCK_PRELOAD_STATS=1; in the guest the kernel's counters must equal
+# the preload's syscall counts
+stats_run() {
+	local m=$1 conv=$2 rc k0=$TMP/k0 k1=$TMP/k1 ls us pr klk kul key
+	rm -f "$k0" "$k1"
+	[ -r $KS ] && [ "$conv" = 1 ] && [ "$m" != emulate ] && cp $KS "$k0"
+	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 \
+		"$FL" -m pthread -i 20000 -t 4 -d 0 -w 0 >"$TMP/f.out" 2>"$TMP/f.err"
+	rc=$?
+	[ -f "$k0" ] && cp $KS "$k1"
+	comment "$TMP/f.err"
+	check "stats $m: futex_lock -m pthread exits 0, mutual exclusion ok" \
+		eval '[ $rc -eq 0 ] && grep -q "^mutual exclusion: ok (protected counter 20000)" "$TMP/f.out"'
+	if [ "$conv" = 1 ]; then
+		local fast slow uf us
+		fast=$(sval fast "$TMP/f.err") slow=$(sval slow "$TMP/f.err")
+		check "stats $m: one converted normal mutex, lock fast+slow >= 20000 ($fast+$slow)" \
+			eval 'grep -q "converted mutexes: normal 1+0 " "$TMP/f.err" && [ $((fast + slow)) -ge 20000 ]'
+	else
+		check "stats $m: mutexes passed through (mode off), no converted mutex" \
+			eval 'grep -q "mode-off 1 " "$TMP/f.err" && grep -q "converted mutexes: normal 0+0 " "$TMP/f.err"'
+	fi
+	if [ -f "$k1" ]; then
+		key=lock_syscalls
+		[ "$m" = adaptive ] && key=lock_adaptive_syscalls
+		ls=$(sval lock-syscalls "$TMP/f.err") us=$(sval unlock-syscalls "$TMP/f.err")
+		pr=$(sval probe-syscalls "$TMP/f.err")
+		klk=$(( $(kval $key "$k1") - $(kval $key "$k0") ))
+		kul=$(( $(kval unlock_syscalls "$k1") - $(kval unlock_syscalls "$k0") ))
+		echo "# $m: preload lock-syscalls $ls, kernel $key delta $klk; preload unlock-syscalls $us + probe $pr, kernel unlock_syscalls delta $kul"
+		check "stats $m: kernel $key delta = the preload's count ($klk)" test "$klk" = "$ls"
+		check "stats $m: kernel unlock_syscalls delta = the preload's count + its probe ($kul)" \
+			test "$kul" = $((us + pr))
+	fi
+}
+
+# smoke MODE: a real program, sysbench threads with one mutex for all
+# threads, whose holder yields inside the lock: its own count must come
+# out, the preload must have converted its mutexes and (guest) entered the
+# kernel through FUTEX_LOCK, as the debugfs counters must show
+smoke() {
+	local m=$1 conv=$2 rc ev=4000 k0=$TMP/k0 k1=$TMP/k1 key klk ls kul us pr
+	if ! command -v sysbench >/dev/null; then
+		skp "real program under $m: sysbench not installed"
+		return
+	fi
+	rm -f "$k0" "$k1"
+	[ -r $KS ] && [ "$m" != emulate ] && cp $KS "$k0"
+	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 \
+		sysbench threads --threads=4 --thread-locks=1 --thread-yields=10 \
+		--events=$ev --time=0 run >"$TMP/sb.out" 2>"$TMP/sb.err"
+	rc=$?
+	[ -f "$k0" ] && cp $KS "$k1"
+	comment "$TMP/sb.err"
+	check "sysbench threads under $m: exits 0, total number of events $ev" \
+		eval '[ $rc -eq 0 ] && grep -Eq "total number of events: +$ev\$" "$TMP/sb.out"'
+	if [ "$conv" = 1 ]; then
+		ls=$(sval lock-syscalls "$TMP/sb.err")
+		check "sysbench threads under $m: mutexes converted, contended ($ls lock syscalls)" \
+			eval 'grep -Eq "converted mutexes: normal [1-9]" "$TMP/sb.err" && [ "$ls" -gt 0 ]'
+		if [ -f "$k1" ]; then
+			key=lock_syscalls
+			[ "$m" = adaptive ] && key=lock_adaptive_syscalls
+			klk=$(( $(kval $key "$k1") - $(kval $key "$k0") ))
+			kul=$(( $(kval unlock_syscalls "$k1") - $(kval unlock_syscalls "$k0") ))
+			us=$(sval unlock-syscalls "$TMP/sb.err") pr=$(sval probe-syscalls "$TMP/sb.err")
+			echo "# sysbench $m: kernel $key delta $klk, preload $ls; kernel unlock_syscalls delta $kul, preload $us + probe $pr"
+			check "sysbench threads under $m: kernel $key delta = the preload's count ($klk > 0)" \
+				eval '[ "$klk" = "$ls" ] && [ "$klk" -gt 0 ]'
+			check "sysbench threads under $m: kernel unlock_syscalls delta = the preload's count + its probe ($kul)" \
+				test "$kul" = $((us + pr))
+		fi
+	fi
+}
+
+if [ "$where" = host ]; then
+	suite off off
+	suite emulate emulate
+	if [ $have_ops = 1 ]; then
+		suite lock lock
+	else
+		# the kernel lacks the ops: one line on stderr, glibc's mutexes
+		LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=lock "$TP" --expect-mode off \
+			static-normal cond-queue fork-atfork >"$TMP/s.out" 2>"$TMP/s.err"
+		rc=$?
+		fold_tap "preload lock, kernel without the ops" "$TMP/s.out" $rc
+		comment "$TMP/s.err"
+		lines=0
+		while IFS= read -r l; do lines=$((lines + 1)); done <"$TMP/s.err"
+		check "lock on a kernel without the ops: exactly one line on stderr, saying so" \
+			eval '[ $lines -eq 1 ] && grep -q "this kernel has no FUTEX_LOCK (probe FUTEX_UNLOCK -> ENOSYS): all mutexes pass through to glibc" "$TMP/s.err"'
+	fi
+	LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=bogus "$TP" static-normal >/dev/null 2>"$TMP/b.err"
+	rc=$?
+	check "FUTEXLOCK_PRELOAD=bogus: exit 2 with a message" \
+		eval '[ $rc -eq 2 ] && grep -q "expected lock, adaptive, off or emulate" "$TMP/b.err"'
+	stats_run off 0
+	stats_run emulate 1
+	smoke off 0
+	smoke emulate 1
+else
+	check "kernel has FUTEX_LOCK (the preload can engage)" test $have_ops = 1
+	suite lock lock
+	suite adaptive adaptive
+	stats_run lock 1
+	stats_run adaptive 1
+	smoke lock 1
+	smoke adaptive 1
+fi
+
+echo "1..$n"
+echo "# $((SECONDS - t0)) s"
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
