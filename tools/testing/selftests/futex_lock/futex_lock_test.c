@@ -13,6 +13,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -2838,10 +2839,31 @@ TEST(trylock_owes_nothing_sets_no_waiters_bit_for_due_top)
 /* N4: a waiter handed the lock with a fatal signal pending */
 
 struct n4_shared {
-	uint32_t word;
 	volatile int hog_go, hog_stop, hog_running, rt_fail;
-	volatile pid_t w1;
+	volatile int zap_go, zapped;
 };
+
+struct n4_zapper {
+	struct n4_shared *s;
+	uint32_t *word;
+};
+
+/* In W1's process: drop W1's page table entry of the word's page. */
+static void *n4_zap_fn(void *arg)
+{
+	struct n4_zapper *z = arg;
+
+	pin_cpu(0);
+	while (!z->s->zap_go)
+		usleep(100);
+	if (madvise(z->word, 4096, MADV_DONTNEED))
+		z->s->zapped = -errno;
+	else
+		z->s->zapped = 1;
+	for (;;)
+		pause();
+	return NULL;
+}
 
 /*
  * O owns a shared lock; W1 (pinned to CPU 1) and W2 (another process)
@@ -2853,13 +2875,21 @@ struct n4_shared {
  * (no robust list), and W2 slept until its timeout, HANG_NS here, a hang
  * guard (review N4).  The round counts only if the hand-off went to W1
  * (the word named W1 after FUTEX_UNLOCK returned).
+ *
+ * With @zap, a thread of W1's process first drops W1's page table entry
+ * of the word (madvise(MADV_DONTNEED) of the shared page), so that W1's
+ * give-back faults with page faults disabled: it must fault the page in
+ * and retry.  Before that fix the give-back was a single try, and W1 died
+ * owning the lock as above (review of v3, R1).
  */
-TEST(handoff_to_killed_waiter_passes_on)
+static void n4_case(struct __test_metadata *_metadata, int zap)
 {
 	struct sched_param sp = { .sched_priority = 50 };
 	long long thr = knob_get("handoff_threshold");
 	struct n4_shared *s = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint32_t *word = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t w1, w2, hog;
 	uint32_t handed;
 	int status, w2_status = -1;
@@ -2870,8 +2900,9 @@ TEST(handoff_to_killed_waiter_passes_on)
 	if (thr < 0)
 		SKIP(return, "no debugfs handoff_threshold");
 	ASSERT_NE(MAP_FAILED, s);
+	ASSERT_NE(MAP_FAILED, word);
 	pin_cpu(0);
-	s->word = gettid_();
+	*word = gettid_();
 	hog = fork();
 	if (!hog) {
 		pin_cpu(1);
@@ -2888,18 +2919,23 @@ TEST(handoff_to_killed_waiter_passes_on)
 	}
 	w1 = fork();
 	if (!w1) {
+		struct n4_zapper z = { .s = s, .word = word };
+		pthread_t zt;
+
 		pin_cpu(1);
-		flock(&s->word, FUTEX_LOCK, NULL);
+		if (zap && pthread_create(&zt, NULL, n4_zap_fn, &z))
+			s->zapped = -1;
+		flock(word, FUTEX_LOCK, NULL);
 		_exit(0);
 	}
 	ASSERT_TRUE(wait_sleeping_in(w1, w1, SYS_futex));
 	w2 = fork();
 	if (!w2) {
 		struct timespec to = abs_in(CLOCK_MONOTONIC, HANG_NS);
-		int r = flock(&s->word, FUTEX_LOCK, &to);
+		int r = flock(word, FUTEX_LOCK, &to);
 
 		if (!r)
-			funlock(&s->word, 0);
+			funlock(word, 0);
 		_exit(r ? 1 : 0);
 	}
 	ASSERT_TRUE(wait_sleeping_in(w2, w2, SYS_futex));
@@ -2911,10 +2947,15 @@ TEST(handoff_to_killed_waiter_passes_on)
 	}
 	s->hog_go = 1;
 	ASSERT_TRUE(WAIT_FOR(s->hog_running));
+	if (zap) {
+		s->zap_go = 1;
+		ASSERT_TRUE(WAIT_FOR(s->zapped));
+		ASSERT_EQ(1, s->zapped);
+	}
 	knob_set("handoff_threshold", 0);
 	kill(w1, SIGKILL);
-	ASSERT_EQ(0, funlock(&s->word, 0));
-	handed = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, funlock(word, 0));
+	handed = __atomic_load_n(word, __ATOMIC_SEQ_CST);
 	knob_set("handoff_threshold", thr);
 	s->hog_stop = 1;
 	ASSERT_EQ(hog, waitpid(hog, &status, 0));
@@ -2922,14 +2963,26 @@ TEST(handoff_to_killed_waiter_passes_on)
 	ASSERT_EQ(w2, waitpid(w2, &w2_status, 0));
 	TH_LOG("word after FUTEX_UNLOCK %#x (W1 %d, W2 %d), W2 exit %d, word now %#x",
 	       handed, w1, w2, WIFEXITED(w2_status) ? WEXITSTATUS(w2_status) : -1,
-	       s->word);
+	       *word);
 	if ((handed & FUTEX_TID_MASK) != (uint32_t)w1) {
 		munmap(s, 4096);
+		munmap(word, 4096);
 		SKIP(return, "the hand-off did not go to the killed W1");
 	}
 	EXPECT_TRUE(WIFEXITED(w2_status) && WEXITSTATUS(w2_status) == 0);
-	EXPECT_EQ(0, s->word & FUTEX_TID_MASK);
+	EXPECT_EQ(0, *word & FUTEX_TID_MASK);
 	munmap(s, 4096);
+	munmap(word, 4096);
+}
+
+TEST(handoff_to_killed_waiter_passes_on)
+{
+	n4_case(_metadata, 0);
+}
+
+TEST(handoff_to_killed_waiter_unmapped_pte_passes_on)
+{
+	n4_case(_metadata, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3005,6 +3058,251 @@ TEST(spinner_take_wakes_nobody)
 	EXPECT_EQ(0, m.errors);
 	EXPECT_EQ(0, m.word);
 	EXPECT_EQ(0, n6_pass_on_wakes() - p0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Review of v3, R2: a restart count left behind by a longjmp */
+
+struct r2 {
+	uint32_t word;
+	volatile pid_t tid;
+	volatile int phase, jumped, ret;
+	sigjmp_buf env;
+};
+
+static struct r2 *r2_cur;
+
+static void r2_jump(int sig __attribute__((unused)))
+{
+	r2_cur->jumped = 1;
+	siglongjmp(r2_cur->env, 1);
+}
+
+/* Lock from a deeper stack frame than the interrupted call. */
+static __attribute__((noinline)) int r2_lock_deeper(struct r2 *r)
+{
+	volatile char pad[512];
+	int ret;
+
+	pad[0] = 0;
+	ret = flock(&r->word, FUTEX_LOCK | PRIV, NULL);
+	return ret + pad[0];
+}
+
+static void *r2_fn(void *arg)
+{
+	struct r2 *r = arg;
+
+	r->tid = gettid_();
+	if (!sigsetjmp(r->env, 1)) {
+		flock(&r->word, FUTEX_LOCK | PRIV, NULL);
+		r->ret = -1;	/* not reached: the handler jumps out */
+		return NULL;
+	}
+	while (r->phase < 1)
+		usleep(100);
+	r->ret = r2_lock_deeper(r);
+	if (!r->ret)
+		funlock(&r->word, PRIV);
+	return NULL;
+}
+
+/*
+ * T loses one wake-up (handoff_threshold 1: one more loss makes it due a
+ * hand-off): woken by FUTEX_UNLOCK, it finds the lock retaken by the main
+ * thread in user space (delay_after_wake_ms) and sleeps again.  A signal
+ * handler then siglongjmp()s out of the call.  Later T blocks in a new
+ * FUTEX_LOCK on the same word, from another stack frame: that call must
+ * start with no losses, so FUTEX_UNLOCK wakes T instead of handing the
+ * lock over.  Before the fix the count of the abandoned call, kept in the
+ * task for a signal restart and keyed by the address only, was taken up
+ * by the new call, which got a hand-off (the handoffs counter moved).
+ */
+TEST(restart_count_not_inherited_after_longjmp)
+{
+	struct sigaction sa = { .sa_handler = r2_jump };
+	long long thr = knob_get("handoff_threshold");
+	long long daw = knob_get("delay_after_wake_ms");
+	long long ho0, lost0;
+	struct r2 *r = calloc(1, sizeof(*r));
+	pthread_t th;
+	uint32_t me = gettid_(), zero;
+
+	REQUIRE_OPS();
+	if (thr < 0 || daw < 0 || stat_get("handoffs") < 0)
+		SKIP(return, "needs the debug kernel's debugfs knobs and stats");
+	ASSERT_NE(NULL, r);
+	r2_cur = r;
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+	r->word = me;
+	knob_set("handoff_threshold", 1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, r2_fn, r));
+	ASSERT_TRUE(WAIT_FOR(r->tid));
+	ASSERT_TRUE(wait_sleeping_in(getpid(), r->tid, SYS_futex));
+	/* T loses once: woken, then finds the lock taken again. */
+	lost0 = stat_get("lost_after_wake");
+	knob_set("delay_after_wake_ms", 200);
+	ASSERT_EQ(0, funlock(&r->word, PRIV));
+	zero = 0;
+	ASSERT_TRUE(WAIT_FOR(atomic_compare_exchange_strong(
+			(_Atomic uint32_t *)&r->word, &zero, me) ||
+		    (zero = 0)));
+	ASSERT_TRUE(WAIT_FOR(stat_get("lost_after_wake") > lost0 &&
+			     task_sleeping_in(getpid(), r->tid, SYS_futex)));
+	knob_set("delay_after_wake_ms", daw);
+	/* Jump out of the call, then block again from another frame. */
+	pthread_kill(th, SIGUSR1);
+	ASSERT_TRUE(WAIT_FOR(r->jumped));
+	r->phase = 1;
+	ASSERT_TRUE(WAIT_FOR(task_sleeping_in(getpid(), r->tid, SYS_futex) &&
+			     (r->word & FUTEX_WAITERS)));
+	ho0 = stat_get("handoffs");
+	ASSERT_EQ(0, funlock(&r->word, PRIV));
+	pthread_join(th, NULL);
+	knob_set("handoff_threshold", thr);
+	TH_LOG("new call: ret %d, handoffs +%lld", r->ret,
+	       stat_get("handoffs") - ho0);
+	EXPECT_EQ(0, r->ret);
+	EXPECT_EQ(0, stat_get("handoffs") - ho0);
+	signal(SIGUSR1, SIG_DFL);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ */
+/* Review of v3, R4: a loss counted before FUTEX_WAITERS is set */
+
+struct r4 {
+	uint32_t word;
+	volatile pid_t t_tid;
+	volatile int go, x_phase, x_user, ret;
+	int x_delay_us;
+	uint64_t t0, x_took, x_run, x_rel, t_ret;
+};
+
+static void *r4_t(void *arg)
+{
+	struct r4 *r = arg;
+
+	r->t_tid = gettid_();
+	r->ret = flock(&r->word, FUTEX_LOCK | PRIV, NULL);
+	r->t_ret = now_ns(CLOCK_MONOTONIC);
+	if (!r->ret)
+		funlock(&r->word, PRIV);
+	return NULL;
+}
+
+/*
+ * X takes the lock in user space while T, just woken by FUTEX_UNLOCK,
+ * sleeps in delay_after_wake_ms; once T runs again (it then reads the word
+ * and sits in delay_check_owner_us, 100 ms, before it sets FUTEX_WAITERS),
+ * X waits x_delay_us and unlocks.  x_user tells whether that unlock was a
+ * user space one (T had not set W yet) or went to FUTEX_UNLOCK.
+ */
+static void *r4_x(void *arg)
+{
+	struct r4 *r = arg;
+	uint32_t zero = 0, me = gettid_();
+
+	while (!r->go)
+		usleep(100);
+	while (!atomic_compare_exchange_strong((_Atomic uint32_t *)&r->word,
+					       &zero, me))
+		zero = 0;
+	r->x_took = now_ns(CLOCK_MONOTONIC);
+	/* T sleeps in the delay (D), then runs into the word check. */
+	r->x_phase = WAIT_FOR(task_state(getpid(), r->t_tid) == 'D') ? 1 : -1;
+	if (r->x_phase > 0)
+		r->x_phase = WAIT_FOR(task_state(getpid(), r->t_tid) != 'D') ? 2 : -2;
+	r->x_run = now_ns(CLOCK_MONOTONIC);
+	usleep(r->x_delay_us);
+	r->x_rel = now_ns(CLOCK_MONOTONIC);
+	r->x_user = atomic_compare_exchange_strong((_Atomic uint32_t *)&r->word,
+						   &me, 0);
+	if (!r->x_user)
+		funlock(&r->word, PRIV);
+	return NULL;
+}
+
+/*
+ * A waiter that is woken, finds the word held without FUTEX_WAITERS and
+ * fails to set W because the holder released in the meantime has lost
+ * nothing: it takes the lock on the next pass.  Rounds in which X released
+ * in user space are such rounds, or rounds in which T read the word after
+ * the release; in neither may a loss be counted.  (A round in which T set
+ * W first is a real loss, and not judged.)  Before the fix the loss was
+ * counted before the cmpxchg: lost_after_wake moved in the judged rounds,
+ * bringing the waiter's hand-off closer for a race it won.
+ */
+TEST(loss_counted_only_after_waiters_bit)
+{
+	static const int x_delay_ms[] = { 5, 20, 40, 60, 80 };
+	long long daw = knob_get("delay_after_wake_ms");
+	long long dco = knob_get("delay_check_owner_us");
+	long long lost0, lost = 0;
+	int judged = 0;
+	pthread_t t, x;
+
+	REQUIRE_OPS();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs 2 CPUs");
+	if (daw < 0 || dco < 0 || stat_get("lost_after_wake") < 0)
+		SKIP(return, "needs the debug kernel's delay knobs and stats");
+	for (unsigned int i = 0; i < sizeof(x_delay_ms) / sizeof(x_delay_ms[0]); i++) {
+		struct r4 r = { .word = gettid_(), .x_delay_us = x_delay_ms[i] * 1000 };
+		long long d;
+
+		ASSERT_EQ(0, pthread_create(&t, NULL, r4_t, &r));
+		ASSERT_TRUE(WAIT_FOR(r.t_tid));
+		ASSERT_TRUE(wait_sleeping_in(getpid(), r.t_tid, SYS_futex));
+		ASSERT_EQ(0, pthread_create(&x, NULL, r4_x, &r));
+		knob_set("delay_after_wake_ms", 300);
+		knob_set("delay_check_owner_us", 100000);
+		lost0 = stat_get("lost_after_wake");
+		r.t0 = now_ns(CLOCK_MONOTONIC);
+		r.go = 1;
+		ASSERT_EQ(0, funlock(&r.word, PRIV));
+		pthread_join(x, NULL);
+		pthread_join(t, NULL);
+		knob_set("delay_after_wake_ms", daw);
+		knob_set("delay_check_owner_us", dco);
+		d = stat_get("lost_after_wake") - lost0;
+		TH_LOG("X unlocked %d ms after T woke, %s: lost_after_wake +%lld",
+		       x_delay_ms[i], r.x_user ? "in user space" : "by FUTEX_UNLOCK (not judged)", d);
+		TH_LOG("  ms from the unlock: X took %.1f, T ran %.1f, X released %.1f, T returned %.1f",
+		       (r.x_took - r.t0) / 1e6, (r.x_run - r.t0) / 1e6,
+		       (r.x_rel - r.t0) / 1e6, (r.t_ret - r.t0) / 1e6);
+		EXPECT_EQ(0, r.ret);
+		EXPECT_EQ(2, r.x_phase);
+		if (r.x_user) {
+			judged++;
+			lost += d;
+		}
+	}
+	TH_LOG("%d judged rounds: lost_after_wake +%lld", judged, lost);
+	EXPECT_EQ(0, lost);
+}
+
+/* ------------------------------------------------------------------ */
+/* Review N11: FUTEX_UNLOCK's reserved timeout, all 64 bits of it */
+
+/*
+ * The timeout argument of FUTEX_UNLOCK is reserved and must be NULL.
+ * Before the fix only its low 32 bits were checked (do_futex() takes a
+ * u32 val2), so a pointer like 1 << 32 unlocked the lock.
+ */
+TEST(einval_unlock_timeout_high_bits)
+{
+	uint32_t w = gettid_();
+	long ret;
+
+	REQUIRE_OPS();
+	if (sizeof(void *) < 8)
+		SKIP(return, "32-bit: no high bits");
+	ret = syscall(SYS_futex, &w, FUTEX_UNLOCK | PRIV, 0,
+		      (void *)(1UL << 32), NULL, 0);
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ((uint32_t)gettid_(), w);
 }
 
 TEST_HARNESS_MAIN
