@@ -37,7 +37,7 @@
 #                     preload on the server only: gets/s; check: the
 #                     server's own counters say every get hit
 #   stress-ng         stress-ng --mutex: bogo ops/s (real time)
-# Env: APPS_REPS (8), APPS_SECS (seconds per run, 4), APPS_SEED, APPS,
+# Env: APPS_REPS (10), APPS_SECS (seconds per run, 4), APPS_SEED, APPS,
 # APPS_OUT (build/apps), APPS_RESULTS (Documentation/results; "" = none),
 # PRELOAD_SO (the preload; the smoke is shown failing with a broken one).
 set -u
@@ -49,7 +49,7 @@ OUT=${APPS_OUT:-${BUILD:-$REPO/build}/apps}
 SO=${PRELOAD_SO:-$U/build/libfutexlock-preload.so}
 AR=$U/build/apps_run
 KS=/sys/kernel/debug/futex_lock/stats
-R=${APPS_REPS:-8}
+R=${APPS_REPS:-10}
 SECS=${APPS_SECS:-4}
 SEED=${APPS_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
@@ -57,8 +57,8 @@ MODES=(glibc glibc-aa lock adaptive)
 ALL="cache_bench db_bench sysbench-threads memcached stress-ng"
 # program sizes: the fixed-work programs are sized to last about SECS under
 # TCG (the smoke makes them smaller)
-CB_OPS=${APPS_CB_OPS:-6000}	# cache_bench ops per thread (4 threads)
-MC_OPS=${APPS_MC_OPS:-1500}	# memcslap gets per client thread (4 threads)
+CB_OPS=${APPS_CB_OPS:-50000}	# cache_bench ops per thread (4 threads)
+MC_OPS=${APPS_MC_OPS:-3000}	# memcslap gets per client thread (4 threads)
 DB_KEYS=20000			# db_bench keys (about 2.6 MB > the 1 MB cache)
 GUARD=$(( SECS * 20 + 120 ))	# hang guard per run (s), not a deadline
 smoke=0
@@ -282,7 +282,9 @@ if [ $smoke = 1 ]; then
 	# make check: one program, both modes, short; completion, the
 	# program's own check and the kernel's counters, never a speed
 	declare -F "prog_$SMOKE_PROG" >/dev/null || { echo "apps.sh: no program $SMOKE_PROG" >&2; exit 2; }
-	SECS=1 CB_OPS=2000 MC_OPS=300
+	# (cache_bench: 8000 ops gave 16 FUTEX_LOCK calls under TCG, the
+	# smoke runs 16000; a few seconds per mode)
+	SECS=1 CB_OPS=4000 MC_OPS=300
 	n=0 fail=0 t0=$SECONDS
 	echo "TAP version 13"
 	echo "# $SMOKE_PROG under the preload ($SO), kernel $(uname -r)"
