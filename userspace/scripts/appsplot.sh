@@ -67,6 +67,7 @@ for term, ext in (("svg size 1100,520 dynamic font 'sans,10'", "svg"),
       'median of %d paired repetitions, 95%% interval; grey: the program\'s A/A band\\n%s" font ",9"'
       % (j["tests"][0]["reps"], esc(env)))
     P("set logscale y; set grid y; unset key; set ylabel 'ratio to glibc'")
+    P("set ytics (0.25, 0.33, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 2, 3, 4)")
     P("set xrange [-1:%d]" % x)
     ys = [p[2] for p in pts] + [b[2] for b in bands] + [1.0]
     yh = [p[3] for p in pts] + [b[3] for b in bands] + [1.0]
