@@ -285,6 +285,9 @@ if [ $smoke = 1 ]; then
 	# (cache_bench: 8000 ops gave 16 FUTEX_LOCK calls under TCG, the
 	# smoke runs 16000; a few seconds per mode)
 	SECS=1 CB_OPS=4000 MC_OPS=300
+	# hang guard: a broken preload can hang the program (seen: a lock
+	# that does not lock); 4 s per mode on the base guest
+	GUARD=60
 	n=0 fail=0 t0=$SECONDS
 	echo "TAP version 13"
 	echo "# $SMOKE_PROG under the preload ($SO), kernel $(uname -r)"

@@ -9,7 +9,7 @@
 #   noexport  the preload with its symbols hidden: it loads and probes the
 #             ops, but interposes nothing
 #   nolock    the preload's pthread_mutex_lock/unlock return 0 without
-#             locking (cache_bench breaks)
+#             locking (cache_bench aborts, or hangs until the 60 s guard)
 # The broken libraries are built here with gcc into $BUILD/apps-smoke-broken.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
