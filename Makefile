@@ -73,7 +73,7 @@ help:
 	@echo "  make vm CMD=... boot the kernel and run CMD in the guest (SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL))"
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
 	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
-	@echo "  make apps       real programs (stress-ng, sysbench) under glibc vs the LD_PRELOAD library, in the VM"
+	@echo "  make apps       real programs (RocksDB, sysbench, memcached, stress-ng) under glibc vs the LD_PRELOAD library, in the VM"
 	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
 	@echo "  make torture    futex_torture in the VM for DURATION=s (FLAVOUR=base|debug, SEED, TORTURE_ARGS)"
 	@echo "  make fuzz       futex_fuzz in the VM for DURATION=s (FLAVOUR=base|debug, SEED, FUZZ_ARGS)"
@@ -144,11 +144,16 @@ run-steps: FLAVOUR = base
 run-steps: kernel userspace perf
 	@$(VMRUN) -- userspace/scripts/compare.sh
 
-# Real programs (issue 18 part 3, skeleton): glibc vs the LD_PRELOAD library
-# (FUTEXLOCK_PRELOAD=lock / adaptive) with an A/A row, in the VM.
+# Real programs (issue 18 part 3): RocksDB cache_bench and db_bench, sysbench
+# threads, memcached + memcslap, stress-ng --mutex under glibc, an A/A
+# control, FUTEXLOCK_PRELOAD=lock and =adaptive, in the VM; tables, JSON
+# and the plot in Documentation/results/apps-*.  About 30 minutes under
+# TCG (APPS_REPS, APPS_SECS: userspace/scripts/apps.sh --help).
 apps: FLAVOUR = base
+apps: VM_TIMEOUT = 3600
 apps: kernel userspace
 	@$(VMRUN) -- userspace/scripts/apps.sh
+	@userspace/scripts/appsplot.sh
 
 lockcmp: FLAVOUR = base
 lockcmp: module

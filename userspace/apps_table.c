@@ -1,81 +1,116 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * apps_table - the comparison table of one real program run under glibc,
- * the preload's modes and an A/A control (userspace/scripts/apps.sh).
+ * apps_table - the comparison tables of real programs run under glibc, the
+ * preload's modes and an A/A control (userspace/scripts/apps.sh).
  *
- *   apps_table [--lower-is-better] < runs
+ *   apps_table [--lower-is-better] < RUNS
+ *   apps_table [--lower-is-better] [--json] [--seed N] [--env TEXT]
+ *              PROGRAM:UNIT:RUNS-FILE...
  *
- * Input: one run per line, "MODE REP VALUE [NAME=NUMBER...]": MODE is
- * glibc (the baseline), glibc-aa (the baseline again, a separate instance:
- * the A/A control), lock, adaptive, ...; REP the repetition (1..R, every
- * mode once per repetition, in a random order); VALUE the program's own
- * figure of merit; NAME=NUMBER per-run extras (kernel counter deltas,
- * context switches, per op), printed as medians.  Output: per mode the
- * median figure, the median of the per-repetition ratios to glibc with its
- * 95% bootstrap interval and the verdict against the A/A band (the
- * project's one engine, lib/compare.c).
+ * RUNS: one run per line, "MODE REP VALUE [NAME=NUMBER...]": MODE is glibc
+ * (the baseline), glibc-aa (the baseline again, a separate instance: the A/A
+ * control), lock, adaptive, ...; REP the repetition (1..R, every mode once
+ * per repetition, in a random order); VALUE the program's own figure of
+ * merit, or "failed" (anything that is not a positive number is a failed
+ * run); NAME=NUMBER per-run extras (kernel counter deltas and context
+ * switches per program op), printed as medians.  Lines starting with '#'
+ * are comments.
+ *
+ * Output: per program a table, per mode the median figure, the median of
+ * the per-repetition ratios to glibc with its 95% bootstrap interval and
+ * the verdict against the A/A band (the project's one engine,
+ * lib/compare.c).  A mode with a failed run, or any mode when a glibc run
+ * failed, gets the verdict "failed" and no figure.  --json: the same as
+ * one JSON document on stdout (schema of the seed tools: "tests", each
+ * with "rows"; per row "value_reps" and "value_ratio"), --seed and --env
+ * recorded in it.  Bad usage: exit 2.
  */
 #include "futexlock.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAXM 8
 #define MAXR 200
-#define MAXX 8
+#define MAXX 10
+#define MAXP 16
 
-static char mname[MAXM][32], xname[MAXX][40];
-static double val[MAXM][MAXR], xv[MAXM][MAXX][MAXR];
-static int nm, nx, maxrep;
+struct prog {
+	const char *name, *unit;
+	char mname[MAXM][32], xname[MAXX][40];
+	double val[MAXM][MAXR], xv[MAXM][MAXX][MAXR];
+	int nfail[MAXM];
+	int nm, nx, maxrep;
+	struct fl_ratio_ci ci[MAXM];
+	bool failed[MAXM];
+};
 
-static int mode_idx(const char *s)
+static enum fl_better better = FL_HIGHER_IS_BETTER;
+
+static void usage(void)
 {
-	for (int i = 0; i < nm; i++)
-		if (!strcmp(mname[i], s))
-			return i;
-	if (nm == MAXM)
-		return -1;
-	snprintf(mname[nm], sizeof(mname[nm]), "%s", s);
-	return nm++;
+	fprintf(stderr,
+		"Usage: apps_table [--lower-is-better] < RUNS\n"
+		"       apps_table [--lower-is-better] [--json] [--seed N] [--env TEXT] PROGRAM:UNIT:RUNS-FILE...\n"
+		"  RUNS: lines \"MODE REP VALUE|failed [NAME=NUMBER...]\"; modes glibc (baseline),\n"
+		"  glibc-aa (A/A control) and the others; prints per mode the median, the\n"
+		"  median ratio to glibc with its 95%% interval and the verdict (lib/compare.c)\n");
+	exit(2);
 }
 
-static int x_idx(const char *s)
+static int mode_idx(struct prog *p, const char *s)
 {
-	for (int i = 0; i < nx; i++)
-		if (!strcmp(xname[i], s))
+	for (int i = 0; i < p->nm; i++)
+		if (!strcmp(p->mname[i], s))
 			return i;
-	if (nx == MAXX)
+	if (p->nm == MAXM)
 		return -1;
-	snprintf(xname[nx], sizeof(xname[nx]), "%s", s);
-	return nx++;
+	snprintf(p->mname[p->nm], sizeof(p->mname[0]), "%s", s);
+	return p->nm++;
 }
 
-int main(int argc, char **argv)
+static int x_idx(struct prog *p, const char *s)
 {
-	enum fl_better better = FL_HIGHER_IS_BETTER;
+	for (int i = 0; i < p->nx; i++)
+		if (!strcmp(p->xname[i], s))
+			return i;
+	if (p->nx == MAXX)
+		return -1;
+	snprintf(p->xname[p->nx], sizeof(p->xname[0]), "%s", s);
+	return p->nx++;
+}
+
+static int read_runs(struct prog *p, FILE *in)
+{
 	char line[1024];
-	int base, aa;
 
-	if (argc > 1 && !strcmp(argv[1], "--lower-is-better"))
-		better = FL_LOWER_IS_BETTER;
 	/* the baseline and the A/A control first, the rest in input order */
-	mode_idx("glibc");
-	mode_idx("glibc-aa");
-	while (fgets(line, sizeof(line), stdin)) {
+	mode_idx(p, "glibc");
+	mode_idx(p, "glibc-aa");
+	while (fgets(line, sizeof(line), in)) {
 		char *save, *mode = strtok_r(line, " \t\n", &save);
 		char *rep = strtok_r(NULL, " \t\n", &save);
-		char *v = strtok_r(NULL, " \t\n", &save), *t;
+		char *v = strtok_r(NULL, " \t\n", &save), *t, *end;
+		double x;
 		int m, r;
 
-		if (!mode || !rep || !v || *mode == '#')
+		if (!mode || *mode == '#')
 			continue;
-		m = mode_idx(mode);
+		if (!rep || !v)
+			return -1;
+		m = mode_idx(p, mode);
 		r = atoi(rep) - 1;
 		if (m < 0 || r < 0 || r >= MAXR)
-			continue;
-		val[m][r] = strtod(v, NULL);
-		if (r + 1 > maxrep)
-			maxrep = r + 1;
+			return -1;
+		x = strtod(v, &end);
+		if (*end || !isfinite(x) || x <= 0.0) {	/* "failed" */
+			x = 0.0;
+			p->nfail[m]++;
+		}
+		p->val[m][r] = x;
+		if (r + 1 > p->maxrep)
+			p->maxrep = r + 1;
 		while ((t = strtok_r(NULL, " \t\n", &save))) {
 			char *eq = strchr(t, '=');
 			int k;
@@ -83,35 +118,190 @@ int main(int argc, char **argv)
 			if (!eq)
 				continue;
 			*eq = '\0';
-			k = x_idx(t);
+			k = x_idx(p, t);
 			if (k >= 0)
-				xv[m][k][r] = strtod(eq + 1, NULL);
+				p->xv[m][k][r] = strtod(eq + 1, NULL);
 		}
 	}
-	base = mode_idx("glibc");
-	aa = mode_idx("glibc-aa");
-	printf("%-10s %12s  %-22s %-18s", "mode", "median", "ratio 95% CI", "verdict");
-	for (int k = 0; k < nx; k++)
-		printf(" %14s", xname[k]);
-	printf("\n");
-	for (int m = 0; m < nm; m++) {
-		struct fl_ratio_ci r;
-		char ci[64];
+	return 0;
+}
 
+static void compare(struct prog *p)
+{
+	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa");
+
+	for (int m = 0; m < p->nm; m++) {
+		struct fl_ratio_ci *r = &p->ci[m];
+
+		memset(r, 0, sizeof(*r));
+		r->better = better;
+		p->failed[m] = p->nfail[m] || p->nfail[base];
 		if (m == base) {
-			snprintf(ci, sizeof(ci), "1 (baseline)");
-			r.verdict = FL_NO_DATA;
-		} else {
-			fl_compare(val[m], val[base], val[aa], maxrep, better, &r);
-			fl_ci_str(&r, ci, sizeof(ci));
+			r->verdict = p->failed[m] ? FL_FAILED : FL_NO_DATA;
+			continue;
 		}
-		printf("%-10s %12.2f  %-22s %-18s", mname[m], fl_median(val[m], maxrep),
-		       ci, m == base ? "-" : fl_verdict_name(r.verdict));
-		for (int k = 0; k < nx; k++)
-			printf(" %14.3f", fl_median(xv[m][k], maxrep));
+		fl_compare(p->val[m], p->val[base], p->val[aa], p->maxrep, better, r);
+		if (p->failed[m])
+			fl_fail(r);
+	}
+}
+
+static void text(struct prog *p)
+{
+	int base = mode_idx(p, "glibc");
+
+	printf("%-10s %12s  %-22s %-18s", "mode", "median", "ratio 95% CI", "verdict");
+	for (int k = 0; k < p->nx; k++)
+		printf(" %14s", p->xname[k]);
+	printf("\n");
+	for (int m = 0; m < p->nm; m++) {
+		char ci[64], med[32];
+
+		if (m == base && !p->failed[m])
+			snprintf(ci, sizeof(ci), "1 (baseline)");
+		else
+			fl_ci_str(&p->ci[m], ci, sizeof(ci));
+		if (p->nfail[m])
+			snprintf(med, sizeof(med), "failed");
+		else
+			snprintf(med, sizeof(med), "%.2f", fl_median(p->val[m], p->maxrep));
+		printf("%-10s %12s  %-22s %-18s", p->mname[m], med, ci,
+		       m == base && !p->failed[m] ? "-" : fl_verdict_name(p->ci[m].verdict));
+		for (int k = 0; k < p->nx; k++) {
+			double x = fl_median(p->xv[m][k], p->maxrep);
+
+			printf(x >= 1000.0 ? " %14.0f" : " %14.4g", x);
+		}
 		printf("\n");
 	}
+	for (int m = 0; m < p->nm; m++)
+		if (p->nfail[m])
+			printf("%s: %d of %d runs FAILED (no figure; see the .runs file)\n",
+			       p->mname[m], p->nfail[m], p->maxrep);
 	printf("(%d paired repetitions; %s is better; ratio = mode / glibc per repetition)\n",
-	       maxrep, fl_better_name(better));
+	       p->maxrep, fl_better_name(better));
+}
+
+static void json(struct prog *p)
+{
+	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa");
+
+	printf("{\"test\": ");
+	fl_json_str(stdout, p->name);
+	printf(", \"unit\": ");
+	fl_json_str(stdout, p->unit);
+	printf(", \"better\": \"%s\", \"reps\": %d, \"baseline\": \"glibc\", \"rows\": [",
+	       fl_better_name(better), p->maxrep);
+	for (int m = 0; m < p->nm; m++) {
+		printf("%s\n  {\"type\": ", m ? "," : "");
+		fl_json_str(stdout, p->mname[m]);
+		printf(", \"aa\": %s, \"baseline\": %s, \"failed\": %s, \"failed_runs\": %d, ",
+		       m == aa ? "true" : "false", m == base ? "true" : "false",
+		       p->failed[m] ? "true" : "false", p->nfail[m]);
+		if (p->nfail[m])
+			printf("\"value_median\": null, ");
+		else
+			printf("\"value_median\": %.6g, ", fl_median(p->val[m], p->maxrep));
+		printf("\"value_reps\": ");
+		fl_json_series(stdout, p->val[m], p->maxrep, 1.0);
+		printf(", \"value_ratio\": ");
+		if (m == base)
+			printf("null");
+		else
+			fl_json_ci(stdout, &p->ci[m]);
+		printf(", \"counters\": {");
+		for (int k = 0; k < p->nx; k++) {
+			printf("%s", k ? ", " : "");
+			fl_json_str(stdout, p->xname[k]);
+			printf(": %.6g", fl_median(p->xv[m][k], p->maxrep));
+		}
+		printf("}, \"counters_per_run\": {");
+		for (int k = 0; k < p->nx; k++) {
+			printf("%s", k ? ", " : "");
+			fl_json_str(stdout, p->xname[k]);
+			printf(": [");
+			for (int r = 0; r < p->maxrep; r++)
+				printf("%s%.6g", r ? ", " : "", p->xv[m][k][r]);
+			printf("]");
+		}
+		printf("}}");
+	}
+	printf("]}");
+}
+
+int main(int argc, char **argv)
+{
+	static struct prog progs[MAXP];
+	const char *env = NULL;
+	unsigned long long seed = 0;
+	bool as_json = false;
+	int np = 0, i;
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		char *end;
+
+		if (!strcmp(argv[i], "--lower-is-better")) {
+			better = FL_LOWER_IS_BETTER;
+		} else if (!strcmp(argv[i], "--json")) {
+			as_json = true;
+		} else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+			seed = strtoull(argv[++i], &end, 10);
+			if (!*argv[i] || *end)
+				usage();
+		} else if (!strcmp(argv[i], "--env") && i + 1 < argc) {
+			env = argv[++i];
+		} else {
+			usage();
+		}
+	}
+	if (i == argc) {		/* one table from stdin */
+		if (as_json || read_runs(&progs[0], stdin))
+			usage();
+		progs[0].name = progs[0].unit = "";
+		compare(&progs[0]);
+		text(&progs[0]);
+		return 0;
+	}
+	for (; i < argc; i++) {
+		struct prog *p = &progs[np];
+		char *spec = argv[i], *u = strchr(spec, ':'), *file;
+		FILE *f;
+
+		if (np == MAXP || !u || !(file = strchr(u + 1, ':')) || u == spec)
+			usage();
+		*u++ = '\0';
+		*file++ = '\0';
+		p->name = spec;
+		p->unit = u;
+		f = fopen(file, "r");
+		if (!f) {
+			perror(file);
+			return 1;
+		}
+		if (read_runs(p, f)) {
+			fprintf(stderr, "apps_table: %s: malformed line\n", file);
+			return 2;
+		}
+		fclose(f);
+		compare(p);
+		np++;
+	}
+	if (!as_json) {
+		for (i = 0; i < np; i++) {
+			printf("%s# %s (%s)\n", i ? "\n" : "", progs[i].name, progs[i].unit);
+			text(&progs[i]);
+		}
+		return 0;
+	}
+	printf("{");
+	fl_json_meta(stdout, "apps_table", seed);
+	printf(", \"environment\": ");
+	fl_json_str(stdout, env ? env : "");
+	printf(", \"tests\": [");
+	for (i = 0; i < np; i++) {
+		printf("%s\n", i ? "," : "");
+		json(&progs[i]);
+	}
+	printf("\n]}\n");
 	return 0;
 }

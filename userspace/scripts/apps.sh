@@ -1,76 +1,383 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make apps (issue 18 part 3, skeleton): real Debian programs under glibc,
-# an A/A control (glibc again, a separate instance), FUTEXLOCK_PRELOAD=lock
-# and =adaptive, in the guest (patched base kernel).  Every program runs
-# each mode once per repetition, in a new random order per repetition;
-# apps_table (lib/compare.c, the engine of futex_lock --compare) prints per
-# mode the median of the per-repetition ratios to glibc, its 95% interval
-# and the verdict against the A/A band, plus the medians of the kernel
-# counter deltas per run.  Per-run lines go to $OUT/PROGRAM.runs.
-# Env: APPS_REPS (default 10), APPS_SECS (seconds per run, default 5),
-# APPS_SEED, APPS (programs, default "stress-ng sysbench-threads").
+# make apps (issue 18 part 3): real Debian 12 programs, each with its own
+# figure of merit, under glibc, an A/A control (glibc again, a separate
+# instance), FUTEXLOCK_PRELOAD=lock and =adaptive, in the guest (patched
+# base kernel).  Every program runs each mode once per repetition, in a new
+# random order per repetition; apps_table (lib/compare.c, the engine of
+# futex_lock --compare) prints per mode the median of the per-repetition
+# ratios to glibc, its 95% interval and the verdict against the A/A band,
+# plus the medians of the per-run counters per program op: the kernel's
+# debugfs counter deltas (lock and unlock syscalls, sleeps, spin phases,
+# acquisitions while spinning) and the context switches of the program
+# (wait4 rusage of all its threads, apps_run).  A run whose own output
+# check fails is "failed", never a number.
+#
+#   apps.sh            the measurement; tables on stdout, per-run lines in
+#                      $APPS_OUT/PROGRAM.runs, results (text + JSON) in
+#                      $APPS_RESULTS/apps-<label>.{txt,json}
+#   apps.sh --smoke [PROGRAM]   make check's smoke (TAP): PROGRAM (default
+#                      cache_bench) once under lock and once under adaptive,
+#                      short; asserts completion, the program's own output
+#                      check and that the kernel counted FUTEX_LOCK /
+#                      FUTEX_LOCK_ADAPTIVE syscalls; never a speed
+#   apps.sh --help
+#
+# Programs (APPS, default all five; figure of merit, higher is better):
+#   cache_bench       RocksDB cache_bench, one LRU shard (one hot mutex):
+#                     "Rough parallel ops/sec"
+#   db_bench          RocksDB db_bench readrandom on a flushed DB with a 1 MB
+#                     one-shard block cache, --use_adaptive_mutex=1 (the DB
+#                     mutex is PTHREAD_MUTEX_ADAPTIVE_NP): ops/sec; check:
+#                     every key read was found
+#   sysbench-threads  sysbench threads --thread-locks=1: one mutex, the
+#                     holder yields inside it: events/s
+#   memcached         memcached (2 worker threads, Unix socket: the guest
+#                     kernel has no INET) driven by memcslap's get test, the
+#                     preload on the server only: gets/s; check: the
+#                     server's own counters say every get hit
+#   stress-ng         stress-ng --mutex: bogo ops/s (real time)
+# Env: APPS_REPS (10), APPS_SECS (seconds per run, 4), APPS_SEED, APPS,
+# APPS_OUT (build/apps), APPS_RESULTS (Documentation/results; "" = none),
+# PRELOAD_SO (the preload; the smoke is shown failing with a broken one).
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 U=$REPO/userspace
+# shellcheck source=common.sh
+. "$U/scripts/common.sh"
 OUT=${APPS_OUT:-${BUILD:-$REPO/build}/apps}
-SO=$U/build/libfutexlock-preload.so
+SO=${PRELOAD_SO:-$U/build/libfutexlock-preload.so}
+AR=$U/build/apps_run
 KS=/sys/kernel/debug/futex_lock/stats
 R=${APPS_REPS:-10}
-SECS=${APPS_SECS:-5}
-RANDOM=${APPS_SEED:-$$}
+SECS=${APPS_SECS:-4}
+SEED=${APPS_SEED:-$(( $(date +%s) % 100000 ))}
+RANDOM=$SEED
 MODES=(glibc glibc-aa lock adaptive)
-mkdir -p "$OUT"
+ALL="cache_bench db_bench sysbench-threads memcached stress-ng"
+# program sizes: the fixed-work programs are sized to last about SECS under
+# TCG (the smoke makes them smaller)
+CB_OPS=${APPS_CB_OPS:-50000}	# cache_bench ops per thread (4 threads)
+MC_OPS=${APPS_MC_OPS:-3000}	# memcslap gets per client thread (4 threads)
+DB_KEYS=20000			# db_bench keys (about 2.6 MB > the 1 MB cache)
+GUARD=$(( SECS * 20 + 120 ))	# hang guard per run (s), not a deadline
+smoke=0
+
+case ${1:-} in
+-h | --help)
+	sed -n '3,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'
+	exit 0 ;;
+--smoke)
+	smoke=1
+	SMOKE_PROG=${2:-cache_bench} ;;
+"") ;;
+*)
+	echo "usage: apps.sh [--smoke [PROGRAM]] [--help]" >&2
+	exit 2 ;;
+esac
+[ $# -le $((smoke + 1)) ] || { echo "usage: apps.sh [--smoke [PROGRAM]] [--help]" >&2; exit 2; }
+
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 kval() { local l; while IFS= read -r l; do [ "${l%%:*}" = "$1" ] && { echo "${l##* }"; return; }; done <"$2"; echo 0; }
 kd() { echo $(( $(kval "$1" "$TMP/k1") - $(kval "$1" "$TMP/k0") )); }
+# fdiv A B: A / B with 6 decimals (bash integers)
+fdiv() {
+	local q
+	(( $2 > 0 )) || { echo 0; return; }
+	q=$(( $1 * 1000000 / $2 ))
+	printf '%d.%06d' $((q / 1000000)) $((q % 1000000))
+}
+# the value of "KEY=VALUE" in the apps_run line of FILE
+rval() { local w; for w in $(<"$2"); do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done; echo 0; }
 
-# run_prog PROGRAM: its figure of merit (higher is better) on stdout
-run_prog() {
-	local l f=
-	case $1 in
-	stress-ng)
-		# two stressor processes, 4 threads each on one mutex that
-		# hold it across sched_yield(); bogo ops/s (real time)
-		stress-ng --mutex 2 -t "$SECS" --metrics-brief >"$TMP/o" 2>&1
-		while read -r a b c d e g h i j k; do
-			[ "$b" = metrc: ] && [ "$d" = mutex ] && [[ $e =~ ^[0-9]+$ ]] && f=$j
-		done <"$TMP/o"
-		;;
-	sysbench-threads)
-		# one mutex, the holder yields inside it: the adversarial
-		# case for spinning; events per second
-		sysbench threads --threads=8 --thread-locks=1 --thread-yields=10 \
-			--time="$SECS" run >"$TMP/o" 2>&1
-		while IFS= read -r l; do
-			[[ $l =~ total\ number\ of\ events:\ +([0-9]+) ]] && f=$((BASH_REMATCH[1] / SECS))
-		done <"$TMP/o"
-		;;
+# run MODE OUTFILE COMMAND...: COMMAND under MODE (glibc*: no preload at
+# all), timed by apps_run (rusage in $TMP/ru), hang-guarded; its status
+run() {
+	local m=$1 o=$2
+	shift 2
+	rm -f "$TMP/ru"
+	case $m in
+	glibc*) timeout "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
+	*) timeout "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
+		"$@" >"$o" 2>&1 ;;
 	esac
-	echo "${f:-0}"
 }
 
-echo "apps: kernel $(uname -r), $R repetitions of ${SECS} s, modes ${MODES[*]}"
-for prog in ${APPS:-stress-ng sysbench-threads}; do
-	: >"$OUT/$prog.runs"
+# Each prog_NAME MODE sets VAL (figure of merit, or empty on failure),
+# OPS (program operations of the run), WHY (why it failed) and leaves the
+# program's rusage line in $TMP/ru.
+
+prog_cache_bench() {
+	local rc l
+	run "$1" "$TMP/o" cache_bench -threads=4 -ops_per_thread="$CB_OPS" -num_shard_bits=0 \
+		-cache_size=8388608 -value_bytes=1024
+	rc=$?
+	OPS=$((4 * CB_OPS))
+	while IFS= read -r l; do
+		[[ $l =~ ^Complete\ in\ [0-9.]+\ s\;\ Rough\ parallel\ ops/sec\ =\ ([0-9]+)$ ]] &&
+			VAL=${BASH_REMATCH[1]}
+	done <"$TMP/o"
+	[ $rc -eq 0 ] || WHY="exit status $rc"
+	grep -q "^Ops per thread *: $CB_OPS\$" "$TMP/o" || WHY="${WHY:-no 'Ops per thread: $CB_OPS' line}"
+	grep -q '^Num shard bits *: 0$' "$TMP/o" || WHY="${WHY:-not one shard}"
+}
+
+db_prepare() {
+	[ -e "$TMP/rdb.ok" ] && return 0
+	rm -rf /tmp/apps-rdb
+	db_bench --db=/tmp/apps-rdb --benchmarks=fillseq,flush --num=$DB_KEYS \
+		--compression_type=none >"$TMP/prep" 2>&1 &&
+		grep -q "^fillseq .* $DB_KEYS operations;" "$TMP/prep" && : >"$TMP/rdb.ok" && return 0
+	echo "apps.sh: db_bench fillseq failed:" >&2
+	cat "$TMP/prep" >&2
+	return 1
+}
+
+prog_db_bench() {
+	local rc l
+	db_prepare || { WHY="fillseq of the test DB failed"; OPS=0; return; }
+	run "$1" "$TMP/o" db_bench --db=/tmp/apps-rdb --use_existing_db=1 --benchmarks=readrandom \
+		--num=$DB_KEYS --duration="$SECS" --threads=4 --cache_size=1048576 \
+		--cache_numshardbits=0 --use_adaptive_mutex=1 --compression_type=none
+	rc=$?
+	OPS=0
+	while IFS= read -r l; do
+		if [[ $l =~ ^readrandom\ +:\ +[0-9.]+\ micros/op\ ([0-9]+)\ ops/sec\ [0-9.]+\ seconds\ ([0-9]+)\ operations\;.*\(([0-9]+)\ of\ ([0-9]+)\ found\) ]]; then
+			VAL=${BASH_REMATCH[1]} OPS=${BASH_REMATCH[2]}
+			# RocksDB's own count: every key read exists
+			[ "${BASH_REMATCH[3]}" = "${BASH_REMATCH[4]}" ] && [ "${BASH_REMATCH[4]}" -gt 0 ] ||
+				WHY="${BASH_REMATCH[3]} of ${BASH_REMATCH[4]} keys found"
+		fi
+	done <"$TMP/o"
+	[ $rc -eq 0 ] || WHY="exit status $rc"
+	[ -n "$VAL" ] || WHY="${WHY:-no readrandom line}"
+}
+
+prog_sysbench-threads() {
+	local rc l ev= tt=
+	run "$1" "$TMP/o" sysbench threads --threads=8 --thread-locks=1 --thread-yields=10 \
+		--time="$SECS" run
+	rc=$?
+	while IFS= read -r l; do
+		[[ $l =~ total\ number\ of\ events:\ +([0-9]+)$ ]] && ev=${BASH_REMATCH[1]}
+		[[ $l =~ total\ time:\ +([0-9]+)\.([0-9]{4})s$ ]] &&
+			tt=$(( 10#${BASH_REMATCH[1]}${BASH_REMATCH[2]} ))
+	done <"$TMP/o"
+	OPS=${ev:-0}
+	[ -n "$ev" ] && [ "${tt:-0}" -gt 0 ] && [ "$ev" -gt 0 ] && VAL=$(( ev * 10000 / tt ))
+	[ $rc -eq 0 ] || WHY="exit status $rc"
+	[ -n "$VAL" ] || WHY="${WHY:-no event count}"
+}
+
+# memcstat NAME: the server's counter (memcached's own stats)
+mcstat() { local k v; while read -r k v; do [ "$k" = "$1:" ] && { echo "$v"; return; }; done <"$TMP/mcstat"; echo -1; }
+
+prog_memcached() {
+	local m=$1 sock=/tmp/apps-mc.sock rc=0 l pid i k= s= us gets hits
+	rm -f "$sock" "$TMP/ru"
+	# the server only under the preload; its rusage when it ends
+	case $m in
+	glibc*) "$AR" -o "$TMP/ru" -- memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 \
+		>"$TMP/srv" 2>&1 & ;;
+	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
+		memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 >"$TMP/srv" 2>&1 & ;;
+	esac
+	pid=$!
+	for ((i = 0; i < 600; i++)); do
+		[ -S "$sock" ] && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	OPS=0
+	if [ ! -S "$sock" ]; then
+		WHY="memcached did not start"
+	else
+		timeout "$GUARD" memcslap --servers="$sock" --test=get --concurrency=4 \
+			--execute-number="$MC_OPS" --initial-load=1000 >"$TMP/o" 2>&1
+		rc=$?
+		while IFS= read -r l; do
+			if [[ $l =~ ^Time\ to\ get\ +([0-9]+)\ keys\ by\ +4\ threads:\ +([0-9]+)\.([0-9]{3})\ seconds ]]; then
+				k=${BASH_REMATCH[1]}
+				s=$(( 10#${BASH_REMATCH[2]}${BASH_REMATCH[3]} ))
+			fi
+		done <"$TMP/o"
+		timeout 60 memcstat --servers="$sock" >"$TMP/mcstat" 2>&1
+		gets=$(mcstat cmd_get) hits=$(mcstat get_hits)
+		OPS=${k:-0}
+		[ -n "$k" ] && [ "${s:-0}" -gt 0 ] && [ "$k" -gt 0 ] && VAL=$(( k * 1000 / s ))
+		[ $rc -eq 0 ] || WHY="memcslap exit status $rc"
+		# the server's own account: every get of the run arrived and hit
+		[ "$gets" = "$k" ] && [ "$hits" = "$k" ] ||
+			WHY="${WHY:-server counted cmd_get $gets get_hits $hits for ${k:-?} gets}"
+	fi
+	kill -TERM $pid 2>/dev/null
+	wait $pid
+	us=$?
+	[ $us -eq 0 ] || [ $us -eq 143 ] || WHY="${WHY:-memcached exit status $us}"
+	[ -n "$VAL" ] || WHY="${WHY:-no 'Time to get' line}"
+	cat "$TMP/srv" >>"$TMP/o"
+}
+
+prog_stress-ng() {
+	local rc a b c d e g h i j k
+	run "$1" "$TMP/o" stress-ng --mutex 2 --mutex-procs 4 -t "$SECS" --metrics-brief
+	rc=$?
+	OPS=0
+	while read -r a b c d e g h i j k; do
+		if [ "$b" = metrc: ] && [ "$d" = mutex ] && [[ $e =~ ^[0-9]+$ ]]; then
+			OPS=$e
+			# bogo ops/s (real time), two decimals
+			[[ $j =~ ^([0-9]+)\.([0-9]+)$ ]] && VAL=$j
+		fi
+	done <"$TMP/o"
+	[ $rc -eq 0 ] || WHY="exit status $rc"
+	grep -q 'successful run completed' "$TMP/o" || WHY="${WHY:-no 'successful run completed'}"
+	[ "$OPS" -gt 0 ] || WHY="${WHY:-no bogo ops}"
+}
+
+# one_run PROGRAM MODE: run it once, with the kernel counters around it;
+# sets LINE (the .runs line: value or "failed", counters per op) and the
+# raw deltas LSYS (FUTEX_LOCK + FUTEX_LOCK_ADAPTIVE syscalls), LSYS_A
+# (FUTEX_LOCK_ADAPTIVE only), USYS (FUTEX_UNLOCK), and VAL, WHY
+one_run() {
+	local p=$1 m=$2 csw
+	VAL= WHY= OPS=0
+	cp $KS "$TMP/k0"
+	"prog_$p" "$m"
+	cp $KS "$TMP/k1"
+	LSYS_A=$(kd lock_adaptive_syscalls)
+	LSYS=$(( $(kd lock_syscalls) + LSYS_A ))
+	USYS=$(kd unlock_syscalls)
+	[ -s "$TMP/ru" ] || WHY="${WHY:-no rusage}"
+	[[ $VAL =~ ^[0-9]+(\.[0-9]+)?$ && $VAL =~ [1-9] ]] || WHY="${WHY:-no figure of merit}"
+	# a glibc run must not touch the new ops; a preloaded one must have
+	# probed them (the FUTEX_UNLOCK of the probe counts), else the preload
+	# did not engage and the run measured glibc
+	case $m in
+	glibc*) [ $((LSYS + USYS)) -eq 0 ] || WHY="${WHY:-glibc run made $LSYS FUTEX_LOCK calls}" ;;
+	*) [ "$USYS" -gt 0 ] || WHY="${WHY:-the preload did not engage (no FUTEX_UNLOCK, not even its probe)}" ;;
+	esac
+	csw=$(( $(rval csw_vol "$TMP/ru") + $(rval csw_invol "$TMP/ru") ))
+	LINE="ops=$OPS lock_sys/op=$(fdiv "$LSYS" "$OPS") unlock_sys/op=$(fdiv "$USYS" "$OPS")"
+	LINE+=" sleeps/op=$(fdiv "$(kd sleeps)" "$OPS") spins/op=$(fdiv "$(kd spin_attempts)" "$OPS")"
+	LINE+=" spin_acq/op=$(fdiv "$(kd spin_acquired)" "$OPS") csw/op=$(fdiv "$csw" "$OPS")"
+	if [ -n "$WHY" ]; then
+		LINE="failed $LINE"
+	else
+		LINE="$VAL $LINE"
+	fi
+}
+
+"$U/build/futex_lock" --probe >/dev/null 2>&1 && [ -r $KS ] || {
+	echo "apps.sh: this kernel has no FUTEX_LOCK or no $KS: run it in the guest (make apps)" >&2
+	exit 1
+}
+for f in "$SO" "$AR" "$U/build/apps_table"; do
+	[ -e "$f" ] || { echo "apps.sh: $f missing: make -C userspace" >&2; exit 1; }
+done
+
+if [ $smoke = 1 ]; then
+	# make check: one program, both modes, short; completion, the
+	# program's own check and the kernel's counters, never a speed
+	declare -F "prog_$SMOKE_PROG" >/dev/null || { echo "apps.sh: no program $SMOKE_PROG" >&2; exit 2; }
+	# (cache_bench: 8000 ops gave 16 FUTEX_LOCK calls under TCG, the
+	# smoke runs 16000; a few seconds per mode)
+	SECS=1 CB_OPS=4000 MC_OPS=300
+	# hang guard: a broken preload can hang the program (seen: a lock
+	# that does not lock); 4 s per mode on the base guest
+	GUARD=60
+	n=0 fail=0 t0=$SECONDS
+	echo "TAP version 13"
+	echo "# $SMOKE_PROG under the preload ($SO), kernel $(uname -r)"
+	for m in lock adaptive; do
+		one_run "$SMOKE_PROG" "$m"
+		tail -n 4 "$TMP/o" >"$TMP/tail"
+		while IFS= read -r l; do echo "# $l"; done <"$TMP/tail"
+		echo "# $m: $LINE; kernel: FUTEX_LOCK(+ADAPTIVE) +$LSYS, of them ADAPTIVE +$LSYS_A, FUTEX_UNLOCK +$USYS"
+		n=$((n + 1))
+		if [ -z "$WHY" ]; then
+			echo "ok $n - $SMOKE_PROG under $m: completed, its own output check passed ($OPS ops)"
+		else
+			echo "not ok $n - $SMOKE_PROG under $m: $WHY"
+			fail=$((fail + 1))
+		fi
+		# the ops were used: lock syscalls of the mode's own op and
+		# none of the other one, and FUTEX_UNLOCK
+		n=$((n + 1))
+		own=$((LSYS - LSYS_A)) other=$LSYS_A what=FUTEX_LOCK
+		[ $m = adaptive ] && own=$LSYS_A other=$((LSYS - LSYS_A)) what=FUTEX_LOCK_ADAPTIVE
+		if [ $own -gt 0 ] && [ $other -eq 0 ] && [ "$USYS" -gt 0 ]; then
+			echo "ok $n - $SMOKE_PROG under $m: the kernel counted its ops ($own $what, $USYS FUTEX_UNLOCK)"
+		else
+			echo "not ok $n - $SMOKE_PROG under $m: the kernel counted $own $what, $other of the other lock op, $USYS FUTEX_UNLOCK"
+			fail=$((fail + 1))
+		fi
+	done
+	echo "1..$n"
+	echo "# $((SECONDS - t0)) s"
+	echo "$((n - fail)) passed, $fail failed"
+	[ $fail -eq 0 ]
+	exit
+fi
+
+mkdir -p "$OUT"
+progs=${APPS:-$ALL}
+for p in $progs; do
+	declare -F "prog_$p" >/dev/null || { echo "apps.sh: no program $p (have: $ALL)" >&2; exit 2; }
+done
+label=$(fl_env_label apps)
+env_desc=$(fl_env_desc)
+echo "apps: kernel $(uname -r), $(nproc) CPUs, $env_desc"
+echo "apps: $R repetitions, ${SECS} s per timed run, seed $SEED, modes ${MODES[*]}, programs $progs"
+t0=$SECONDS
+specs=()
+for p in $progs; do
+	unit=ops/s
+	case $p in
+	db_bench) unit="readrandom ops/s" ;;
+	sysbench-threads) unit="events/s" ;;
+	memcached) unit="gets/s (memcslap)" ;;
+	stress-ng) unit="bogo ops/s (real time)" ;;
+	esac
+	: >"$OUT/$p.runs"
+	: >"$OUT/$p.log"
 	for ((r = 1; r <= R; r++)); do
 		order=("${MODES[@]}")
 		for ((i = ${#order[@]} - 1; i > 0; i--)); do
 			j=$((RANDOM % (i + 1))); t=${order[i]}; order[i]=${order[j]}; order[j]=$t
 		done
 		for m in "${order[@]}"; do
-			cp $KS "$TMP/k0" 2>/dev/null || : >"$TMP/k0"
-			case $m in
-			glibc*) v=$(run_prog "$prog") ;;
-			*) v=$(LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m run_prog "$prog") ;;
-			esac
-			cp $KS "$TMP/k1" 2>/dev/null || : >"$TMP/k1"
-			echo "$m $r $v lock_sys/s=$(( ($(kd lock_syscalls) + $(kd lock_adaptive_syscalls)) / SECS )) unlock_sys/s=$(( $(kd unlock_syscalls) / SECS )) sleeps/s=$(( $(kd sleeps) / SECS )) spin_acq/s=$(( $(kd spin_acquired) / SECS ))" >>"$OUT/$prog.runs"
+			one_run "$p" "$m"
+			[ -n "$WHY" ] && echo "# $m $r failed: $WHY" >>"$OUT/$p.runs"
+			echo "$m $r $LINE" >>"$OUT/$p.runs"
+			{ echo "=== $p $m rep $r: $LINE ${WHY:+(FAILED: $WHY)}"; cat "$TMP/o" "$TMP/ru"; } >>"$OUT/$p.log"
 		done
+		echo "apps: $p repetition $r of $R done ($((SECONDS - t0)) s)"
 	done
 	echo
-	echo "# $prog"
-	"$U/build/apps_table" <"$OUT/$prog.runs" | tee "$OUT/$prog.table"
+	echo "# $p ($unit)"
+	"$U/build/apps_table" <"$OUT/$p.runs" | tee "$OUT/$p.table"
+	specs+=("$p:$unit:$OUT/$p.runs")
 done
+echo "apps: $((SECONDS - t0)) s"
+
+RES=${APPS_RESULTS-$REPO/Documentation/results}
+[ -n "$RES" ] || exit 0
+mkdir -p "$RES"
+"$U/build/apps_table" --json --seed "$SEED" --env "$env_desc" "${specs[@]}" >"$RES/$label.json" ||
+	exit 1
+{
+	echo "make apps: real programs under glibc, an A/A control and the FUTEX_LOCK preload"
+	echo "environment: $env_desc"
+	echo "kernel: $(uname -r) $(uname -v), $(nproc) CPUs"
+	echo "tools: $(grep -o '"git_commit": "[^"]*"' "$RES/$label.json" | head -1)"
+	echo "$R paired repetitions per program, modes in a new random order each; ${SECS} s per timed run; seed $SEED"
+	echo "counters: medians per program op of the kernel's debugfs deltas (lock_sys = FUTEX_LOCK +"
+	echo "FUTEX_LOCK_ADAPTIVE syscalls, unlock_sys = FUTEX_UNLOCK, sleeps, spins = spin phases,"
+	echo "spin_acq = acquired while spinning) and of the program's context switches (csw, rusage)"
+	echo
+	"$U/build/apps_table" "${specs[@]}"
+} >"$RES/$label.txt"
+echo "apps: wrote $RES/$label.txt and $RES/$label.json"

@@ -297,6 +297,85 @@ check "--duration 0.3 --pin --sched other: fairness line and time-bounded" \
 	test $rc -eq 0 -a -n "$(grep -E '^per-thread iterations: min [0-9]+ max [0-9]+' <<<"$out")" \
 	-a -n "$(grep -E '^Arguments: duration=0.3s threads=4' <<<"$out")"
 
+# --- make apps' tools (userspace/scripts/apps.sh): apps_table on synthetic
+# runs (the engine's verdicts, a failed run is "failed" and never a
+# number), apps_run (status, rusage line, SIGTERM passed on) ---
+AT=$B/apps_table
+for r in 1 2 3 4 5 6; do
+	for m in glibc glibc-aa lock adaptive; do
+		v=$((1000 + r)) x=
+		[ $m = lock ] && v=$((2000 + 3 * r))
+		[ $m = adaptive ] && [ $r = 4 ] && v=failed x="# adaptive 4 failed: exit status 1"
+		[ -n "$x" ] && echo "$x"
+		echo "$m $r $v ops=100 lock_sys/op=0.$r"
+	done
+done >"$TMP/apps.runs"
+out=$("$AT" <"$TMP/apps.runs" 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+apps_text_ok() {
+	[ $rc -eq 0 ] &&
+	grep -qE '^glibc +1003\.50 +1 \(baseline\) +- +100 +0\.35$' <<<"$out" &&
+	grep -qE '^glibc-aa +[0-9.]+ +1\.00 \[[0-9.]+,[0-9.]+\] +control ' <<<"$out" &&
+	grep -qE '^lock +2010\.50 +2\.00 \[[0-9.]+,[0-9.]+\] +faster ' <<<"$out" &&
+	grep -qE '^adaptive +failed +failed +failed ' <<<"$out" &&
+	grep -qx 'adaptive: 1 of 6 runs FAILED (no figure; see the .runs file)' <<<"$out"
+}
+check "apps_table: baseline, A/A control, a faster row, a failed run gives 'failed' and no figure" apps_text_ok
+"$AT" --json --seed 3 --env "host test" "prog:ops/s:$TMP/apps.runs" >"$TMP/apps.json"; rc=$?
+# judged as a published file (verdicts by the rule), the dirty-tree check
+# aside: the tree under test may well be dirty
+"$PY" - "$TMP/apps.json" "$TMP/apps-clean.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["git_commit"] = j["git_commit"].replace("-dirty", "")
+json.dump(j, open(sys.argv[2], "w"))
+EOF
+apps_json_ok() {
+	[ $rc -eq 0 ] && "$PY" tests/check_seed.py published "$TMP/apps-clean.json" 1 >"$TMP/cs.out" &&
+	"$PY" - "$TMP/apps.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = {r["type"]: r for r in j["tests"][0]["rows"]}
+ok = (j["seed"] == 3 and j["environment"] == "host test" and j["tests"][0]["test"] == "prog"
+      and rows["adaptive"]["failed"] and rows["adaptive"]["value_median"] is None
+      and rows["adaptive"]["value_ratio"]["verdict"] == "failed"
+      and "median" not in rows["adaptive"]["value_ratio"]
+      and rows["adaptive"]["value_reps"][3] is None
+      and rows["lock"]["value_ratio"]["verdict"] == "faster"
+      and rows["glibc-aa"]["value_ratio"]["verdict"] == "control"
+      and rows["glibc"]["value_ratio"] is None and rows["glibc"]["counters"]["ops"] == 100)
+sys.exit(0 if ok else 1)
+EOF
+}
+check "apps_table --json: published schema, verdicts by the rule, failed row without a ratio" apps_json_ok
+out=$("$AT" --bogus 2>&1); rc=$?
+check "apps_table bad args exit 2 with usage" test $rc -eq 2 -a -n "$(grep '^Usage: apps_table' <<<"$out")"
+printf 'lock x\n' >"$TMP/bad.runs"
+"$AT" "p:u:$TMP/bad.runs" >/dev/null 2>&1; rc=$?
+check "apps_table: a malformed runs line exits 2" test $rc -eq 2
+"$B/apps_run" -o "$TMP/ru" -- sh -c 'exit 3'; rc=$?
+check "apps_run: exit status passed on, rusage line written" \
+	eval '[ $rc -eq 3 ] && grep -qE "^status=3 csw_vol=[0-9]+ csw_invol=[0-9]+ utime=[0-9.]+ stime=[0-9.]+ maxrss_kb=[0-9]+ wall=[0-9.]+$" "$TMP/ru"'
+rm -f "$TMP/ru"
+"$B/apps_run" -o "$TMP/ru" -- sleep 60 &
+arpid=$!
+for _ in $(seq 3000); do	# until sleep runs under it (a hang fails)
+	[ -n "$(ps -o pid= --ppid $arpid)" ] && break
+	sleep 0.01
+done
+kill -TERM $arpid
+wait $arpid; rc=$?
+check "apps_run: SIGTERM reaches the command, the line is still written (status 143)" \
+	eval '[ $rc -eq 143 ] && grep -q "^status=143 " "$TMP/ru"'
+out=$("$B/apps_run" 2>&1); rc=$?
+check "apps_run without a command: exit 2 with usage" \
+	test $rc -eq 2 -a -n "$(grep '^Usage: apps_run' <<<"$out")"
+out=$(../userspace/scripts/apps.sh --bogus 2>&1); rc=$?
+check "apps.sh --bogus: exit 2 with usage" test $rc -eq 2 -a -n "$(grep '^usage: apps.sh' <<<"$out")"
+out=$(../userspace/scripts/apps.sh --help 2>&1); rc=$?
+check "apps.sh --help: exit 0, names the five programs" \
+	eval '[ $rc -eq 0 ] && [ $(grep -cE "^  (cache_bench|db_bench|sysbench-threads|memcached|stress-ng) " <<<"$out") = 5 ]'
+
 # --- the LD_PRELOAD library (its own runner: modes off, emulate, lock) ---
 tests/preload-tests.sh host >"$TMP/pl.out" 2>&1
 fold_tap preload "$TMP/pl.out" $?
