@@ -58,7 +58,8 @@ help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
 	@echo
 	@echo "  make run        set-up, build the patched kernel, boot it, print the futex_lock comparison"
-	@echo "  make check      set-up and every test (host; debug kernel in the VM: kselftests under full and voluntary preemption, module, torture, fuzz)"
+	@echo "  make check      set-up and every test (host; debug kernel in the VM: kselftests, module, torture, fuzz, real-program smoke)"
+	@echo "  make check-voluntary  the kselftests on the debug kernel booted preempt=voluntary (CI runs it after make check)"
 	@echo "  make check-base the kselftests on the base kernel (CI runs it after make check)"
 	@echo "  make check-up   the kselftests on the uniprocessor kernel, one vCPU (CI runs it after check-base)"
 	@echo "  make check-bisect  every prefix of patches/series applies and builds kernel/futex/ (SMP and UP; CI)"
