@@ -147,6 +147,9 @@ struct fl_lock_ops {
 	void (*destroy)(struct fl_lock *l);
 	void (*lock)(struct fl_lock *l, struct fl_counters *c);
 	void (*unlock)(struct fl_lock *l, struct fl_counters *c);
+	/* TID-owner locks (fl_tid_lock()): the futex ops of their slow
+	 * paths, e.g. FUTEX_LOCK and FUTEX_UNLOCK; 0 for the other locks */
+	int tid_lock_op, tid_unlock_op;
 };
 
 struct fl_lock {
@@ -185,6 +188,39 @@ static inline void fl_lock(struct fl_lock *l, struct fl_counters *c)
 static inline void fl_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	l->ops->unlock(l, c);
+}
+
+/*
+ * The user-space protocol of the TID-owner locks (futex_lock, adaptive,
+ * pi), the one implementation: lock is cmpxchg 0 -> tid, and only when
+ * that fails the lock op (tid_lock_op), which returns owning the lock;
+ * unlock is cmpxchg tid -> 0, and only when that fails (FUTEX_WAITERS
+ * set) the unlock op.  The fast paths are inline and count nothing (the
+ * modes' lock()/unlock() count the calls, the perf-loop engine counts
+ * its iterations); the slow paths (lib/locks.c) count the syscalls in c.
+ */
+void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
+		      int op);
+void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, int op);
+
+static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
+			       uint32_t tid, int op)
+{
+	uint32_t exp = 0;
+
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
+			memory_order_acquire, memory_order_relaxed))
+		fl_tid_lock_slow(l, c, tid, op);
+}
+
+static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
+				 uint32_t tid, int op)
+{
+	uint32_t exp = tid;
+
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
+			memory_order_release, memory_order_relaxed))
+		fl_tid_unlock_slow(l, c, op);
 }
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
