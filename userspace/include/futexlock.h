@@ -388,6 +388,15 @@ struct fl_bench_cfg {
 #define FL_DEF_LATENCY_EVERY 1024
 	bool shared;		/* non-private futexes (perf bench -S) */
 	bool multi;		/* one lock per thread (perf bench -M) */
+	/*
+	 * perf bench futex lock's loop instead of the engine's (futex_lock
+	 * --perf-loop): a TID-owner lock (ops->tid_lock_op) only, time-bounded
+	 * only; per iteration fl_tid_lock(), hold_loops fl_delay() loops,
+	 * fl_tid_unlock(), a count in a register, the stop flag; no exclusion
+	 * check, no timestamps, no outside loops (wait_loops and
+	 * latency_every are ignored).  res->perf_* give perf's ops/s.
+	 */
+	bool perf_loop;
 };
 
 struct fl_bench_result {
@@ -421,6 +430,18 @@ struct fl_bench_result {
 	 * them of each thread's worst sampled wait */
 	unsigned lat_threads;
 	double thr_worst_min_us, thr_worst_med_us, thr_worst_max_us;
+	/* false: the run had no exclusion check (perf_loop); mutex_ok then
+	 * says only that nothing failed */
+	bool exclusion_checked;
+	/*
+	 * perf_loop runs: perf bench's figures.  perf_secs is perf's "total
+	 * secs", the whole seconds from before the threads are created to
+	 * the stop; perf_ops_s the mean over the threads of their iterations
+	 * / perf_secs (integer division, as perf), perf_se_ops_s its standard
+	 * error (sample stddev / sqrt(threads); 0 for one thread).
+	 */
+	unsigned perf_secs;
+	double perf_ops_s, perf_se_ops_s;
 };
 
 /*
