@@ -95,6 +95,31 @@ for a in "" "-a"; do
 		      has_line "$out" "mutual exclusion: ok (protected counter 25600)"'
 done
 
+# --perf-loop (make perfagree): perf bench futex lock's loop on the new ops,
+# 4 threads on 2 CPUs so that it contends: calls = iterations, perf's
+# figure printed, and the kernel counted the syscalls we counted
+perf_loop_ok() {
+	local c u i
+	[[ $out =~ $'\n'"lock calls: "([0-9]+) ]] && c=${BASH_REMATCH[1]}
+	[[ $out =~ $'\n'"unlock calls: "([0-9]+) ]] && u=${BASH_REMATCH[1]}
+	[[ $out =~ $'\n'"iterations: "([0-9]+)" in " ]] && i=${BASH_REMATCH[1]}
+	[ $rc -eq 0 ] && [ -n "${c:-}" ] && [ "$c" -gt 0 ] && [ "$c" = "${u:-x}" ] &&
+	[ "$c" = "${i:-x}" ] &&
+	[[ $out =~ $'\n'"perf bench style: Averaged "[1-9][0-9]*" operations/sec (+- "[0-9.]+"%), total secs = 1 " ]] &&
+	has_line "$out" "mutual exclusion: not checked (--perf-loop: perf's loop has no check)"
+}
+for a in "" "-a"; do
+	adaptive=0
+	[ -n "$a" ] && adaptive=1
+	out=$("$FL" $a --perf-loop -t 4 -d 100 --duration 1 2>&1); rc=$?
+	comment "$out"
+	check "futex_lock $a --perf-loop -t 4 -d 100: exit 0, calls = iterations, perf's Averaged line" \
+		perf_loop_ok
+	if [ -r /sys/kernel/debug/futex_lock/stats ]; then
+		check "futex_lock $a --perf-loop: kernel stats delta = our syscall counts" ks_same
+	fi
+done
+
 # --compare: no mode unavailable on the patched kernel; baseline futex_lock,
 # every other mode and the A/A control with a ratio, interval and verdict
 out=$("$FL" --compare -r 5 --duration 0.2 -t 4 -d 100 -w 1000 2>&1); rc=$?
