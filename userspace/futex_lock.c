@@ -543,8 +543,9 @@ static void print_text(const struct opts *o, const struct run *run)
 	       r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0.0);
 	if (o->perf_loop)
 		printf("perf bench style: Averaged %lu operations/sec (+- %.2f%%), total secs = %u "
-		       "(per-thread iterations / whole seconds from thread creation to the stop)\n",
-		       (unsigned long)r->perf_ops_s, perf_rel_pct(r), r->perf_secs);
+		       "(per-thread iterations / whole seconds of the %.3f s from thread creation to the stop)\n",
+		       (unsigned long)r->perf_ops_s, perf_rel_pct(r), r->perf_secs,
+		       r->perf_runtime_s);
 	/* "ok" only when threads took the lock in turn often enough */
 	if (!r->exclusion_checked)
 		printf("mutual exclusion: not checked (--perf-loop: perf's loop has no check)\n");

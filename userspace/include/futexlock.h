@@ -441,6 +441,7 @@ struct fl_bench_result {
 	 * error (sample stddev / sqrt(threads); 0 for one thread).
 	 */
 	unsigned perf_secs;
+	double perf_runtime_s;	/* the same span, not truncated */
 	double perf_ops_s, perf_se_ops_s;
 };
 

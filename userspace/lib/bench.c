@@ -413,6 +413,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	if (cfg->perf_loop && t_stop > t_create) {
 		/* perf: per thread ops / runtime.tv_sec, then avg_stats() and
 		 * stddev_stats() (the standard error of that mean) */
+		res->perf_runtime_s = (double)(t_stop - t_create) / 1e9;
 		res->perf_secs = (unsigned)((t_stop - t_create) / 1000000000ull);
 		for (unsigned t = 0; t < cfg->threads; t++)
 			per[t] = res->perf_secs ?
