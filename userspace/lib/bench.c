@@ -40,6 +40,9 @@ struct fl_worker {
 	 * the owner word no longer theirs (see struct fl_owner) */
 	_Alignas(FL_CACHELINE) uint64_t overlaps;
 	uint64_t handoffs;	/* entries that followed another thread's */
+	/* cfg->perf_loop: the lock, loaded from here by every lock and
+	 * unlock as perf's workerfn() loads w->futex */
+	struct fl_lock *perf_lock;
 	struct fl_hist lat;
 };
 
@@ -108,20 +111,31 @@ static int worker_setup(struct fl_worker *w)
  * loops, unlock, a count kept in a register, then the stop flag
  * (do-while: at least one iteration, as perf).  Lock and unlock are
  * perf's two inlined cmpxchg; only the slow paths touch memory of the
- * worker (their syscall counts, as perf's worker struct).
+ * worker (their syscall counts, as perf's worker struct).  Instruction
+ * for instruction as perf's: each lock and unlock loads the lock's
+ * address from the worker (perf's w->futex), the hold is preceded by
+ * perf's sign test of its load (-l < 0 means usleep(1) there; never
+ * here) and is perf's loop, an int counter and barrier(), not
+ * fl_delay()'s unsigned long.  Under TCG an iteration at -d 0 is ~15
+ * instructions, and without the loads and the test the loop ran
+ * 1.1-1.5x perf's ops/s.
  */
 static uint64_t perf_loop(struct fl_worker *w, struct fl_lock *l)
 {
 	struct fl_bench *b = w->b;
 	const uint32_t tid = (uint32_t)fl_gettid();
 	const int lop = l->ops->tid_lock_op, uop = l->ops->tid_unlock_op;
-	const unsigned long hold = (unsigned long)b->cfg->hold_loops;
+	const int loops = (int)b->cfg->hold_loops;	/* <= 10^9 */
 	uint64_t ops = 0;
 
+	w->perf_lock = l;
 	do {
-		fl_tid_lock(l, &w->c, tid, lop);
-		fl_delay(hold);
-		fl_tid_unlock(l, &w->c, tid, uop);
+		fl_tid_lock(w->perf_lock, &w->c, tid, lop);
+		if (loops < 0)
+			usleep(1);
+		for (int i = 0; i < loops; i++)
+			__asm__ volatile("" ::: "memory");	/* perf's barrier() */
+		fl_tid_unlock(w->perf_lock, &w->c, tid, uop);
 		ops++;
 	} while (!atomic_load_explicit(&b->stop, memory_order_relaxed));
 	w->c.lock_calls = ops;
