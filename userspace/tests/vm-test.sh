@@ -6,8 +6,10 @@
 # with and without -a) complete with exactly N lock/unlock calls and an
 # intact protected counter; JSON equals the text; every lock implementation,
 # the FUTEX_LOCK ones included, keeps mutual exclusion and counts syscalls;
-# perf bench futex lock (make perf) runs with and without -a, prints perf's
-# summary and the syscall ratios, counts the syscalls the kernel counts.
+# futex_lock --perf-loop (make perfagree) runs with and without -a, counts
+# every iteration as a call and the syscalls the kernel counts; perf bench
+# futex lock (make perf) runs with and without -a, prints perf's summary
+# and the syscall ratios, counts the syscalls the kernel counts.
 # Checks use bash builtins: every exec over 9p costs ~0.1-1 s under TCG.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
