@@ -44,6 +44,7 @@ struct opts {
 	double ci_target;	/* percent; 0 = off */
 	double time_limit;	/* seconds; 0 = none */
 	bool adaptive, compare, json, pin, shared, multi, silent;
+	bool perf_loop, wait_set, latency_set;
 	unsigned latency_every;
 	uint64_t seed;
 	bool seed_set;
@@ -107,6 +108,16 @@ static void usage(FILE *f)
 "                per CPU only when threads <= CPUs\n"
 "  --sched P     scheduling policy of the threads: other, fifo or rr\n"
 "                (fifo/rr at the minimum priority; needs privileges)\n"
+"  --perf-loop   run perf bench futex lock's loop instead of this engine's, for\n"
+"                comparing the two tools (make perfagree): per iteration the\n"
+"                lock's inlined cmpxchg fast path, -d LOOPS, the unlock, a\n"
+"                count; no exclusion check, no timestamps, no -w loops.\n"
+"                Needs --duration in whole seconds (perf's -r), -w 0 or no\n"
+"                -w, and mode futex_lock, adaptive or pi; threads always\n"
+"                pinned round-robin (as perf); not with --compare, --json,\n"
+"                --json-file, --latency or --latency-every.  -s prints perf's\n"
+"                line: per-thread iterations / whole seconds from thread\n"
+"                creation to the stop, averaged over the threads\n"
 "  --probe       print whether this kernel has FUTEX_LOCK; exit 0 if it has\n"
 "  -h, --help    this text\n"
 "\n"
@@ -166,9 +177,37 @@ static void add_mode(struct opts *o, const char *name)
 	o->modes[o->nmodes++] = ops;
 }
 
+/*
+ * --perf-loop runs perf bench futex lock's loop and reports its figure,
+ * so only what perf can express is accepted; it pins as perf does.
+ */
+static void check_perf_loop(struct opts *o)
+{
+	if (!(o->duration > 0))
+		bad_combo("--perf-loop is time-bounded like perf's -r: it needs --duration");
+	if (o->duration != floor(o->duration))
+		bad_combo("--perf-loop: --duration in whole seconds (perf's -r)");
+	if (o->wait_set && o->wait)
+		bad_combo("--perf-loop: perf's loop has no work outside the lock: -w 0 or no -w");
+	if (o->compare)
+		bad_combo("--perf-loop runs one mode once: not with --compare");
+	if (o->json || o->json_file)
+		bad_combo("--perf-loop: text or -s only, not --json or --json-file");
+	if (o->latency_set)
+		bad_combo("--perf-loop takes no timestamps: not with --latency or --latency-every");
+	for (size_t m = 0; m < o->nmodes; m++)
+		if (!o->modes[m]->tid_lock_op)
+			bad_combo("--perf-loop needs a TID-owner lock: mode futex_lock, adaptive or pi");
+	if (o->nmodes > 1)
+		bad_combo("--perf-loop runs one mode: futex_lock, adaptive or pi");
+	o->wait = 0;
+	o->latency_every = 0;
+	o->pin = true;
+}
+
 enum { OPT_COMPARE = 256, OPT_DURATION, OPT_JSON, OPT_PIN, OPT_SCHED,
        OPT_PROBE, OPT_JSON_FILE, OPT_CI_TARGET, OPT_TIME_LIMIT, OPT_BASELINE,
-       OPT_SEED, OPT_LAT_EVERY, OPT_LATENCY };
+       OPT_SEED, OPT_LAT_EVERY, OPT_LATENCY, OPT_PERF_LOOP };
 
 static void parse(int argc, char **argv, struct opts *o)
 {
@@ -186,6 +225,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "latency-every", required_argument, NULL, OPT_LAT_EVERY },
 		{ "latency", no_argument, NULL, OPT_LATENCY },
+		{ "perf-loop", no_argument, NULL, OPT_PERF_LOOP },
 		{ "silent", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -225,6 +265,7 @@ static void parse(int argc, char **argv, struct opts *o)
 		case 'w':
 			if (fl_parse_u64(optarg, 0, 1000000000ull, &o->wait))
 				bad_arg("-w", optarg);
+			o->wait_set = true;
 			break;
 		case 'm':
 			if (o->nmodes == MAX_MODES)
@@ -274,9 +315,14 @@ static void parse(int argc, char **argv, struct opts *o)
 			if (fl_parse_u64(optarg, 0, 1u << 30, &v))
 				bad_arg("--latency-every", optarg);
 			o->latency_every = (unsigned)v;
+			o->latency_set = true;
 			break;
 		case OPT_LATENCY:
 			o->latency_every = 1;
+			o->latency_set = true;
+			break;
+		case OPT_PERF_LOOP:
+			o->perf_loop = true;
 			break;
 		case OPT_JSON:
 			o->json = true;
@@ -343,6 +389,8 @@ static void parse(int argc, char **argv, struct opts *o)
 			add_mode(o, "futex_lock");
 		}
 	}
+	if (o->perf_loop)
+		check_perf_loop(o);
 }
 
 /* One measured instance of --compare: a mode, the baseline, or its A/A copy. */
@@ -375,6 +423,7 @@ static void cfg_for(const struct opts *o, const struct fl_lock_ops *ops,
 	cfg->latency_every = o->latency_every;
 	cfg->shared = o->shared;
 	cfg->multi = o->multi;
+	cfg->perf_loop = o->perf_loop;
 }
 
 static bool is_rfc_mode(const struct fl_lock_ops *ops)
@@ -407,7 +456,8 @@ static void print_latency(const struct opts *o, const struct fl_bench_result *r)
 	const struct fl_hist *h = &r->lat;
 
 	if (!o->latency_every || !h->count) {
-		printf("acquire latency: not sampled (%s)\n", o->latency_every ?
+		printf("acquire latency: not sampled (%s)\n", o->perf_loop ?
+		       "--perf-loop" : o->latency_every ?
 		       "fewer acquires than --latency-every" : "--latency-every 0");
 		return;
 	}
@@ -427,6 +477,14 @@ static void print_latency(const struct opts *o, const struct fl_bench_result *r)
 	       "(%u of %u threads sampled, random phase per thread)\n",
 	       r->thr_worst_min_us, r->thr_worst_med_us, r->thr_worst_max_us,
 	       r->lat_threads, o->threads);
+}
+
+/* perf_se_ops_s relative to the truncated mean, as perf prints it */
+static double perf_rel_pct(const struct fl_bench_result *r)
+{
+	unsigned long avg = (unsigned long)r->perf_ops_s;
+
+	return avg ? 100.0 * r->perf_se_ops_s / (double)avg : 0.0;
 }
 
 static void print_text(const struct opts *o, const struct run *run)
@@ -457,10 +515,11 @@ static void print_text(const struct opts *o, const struct run *run)
 
 	/* --- beyond the RFC --- */
 	printf("mode: %s; hold loops: %" PRIu64 "; outside loops: %" PRIu64
-	       "; pin: %s; sched: %s; futex: %s; locks: %s\n", ops->name,
+	       "; pin: %s; sched: %s; futex: %s; locks: %s%s\n", ops->name,
 	       o->hold, o->wait, o->pin ? "yes" : "no", o->sched_name,
 	       o->shared ? "shared" : "private",
-	       o->multi ? "one per thread" : "one");
+	       o->multi ? "one per thread" : "one",
+	       o->perf_loop ? "; loop: perf" : "");
 	if (o->duration > 0)
 		printf("iterations: %" PRIu64 " in %.3f s\n", r->iterations,
 		       r->elapsed_s);
@@ -482,8 +541,15 @@ static void print_text(const struct opts *o, const struct run *run)
 	       " mean %.1f stddev %.1f (cv %.1f%%)\n", r->thr_min, r->thr_max,
 	       r->thr_mean, r->thr_stddev,
 	       r->thr_mean > 0 ? 100.0 * r->thr_stddev / r->thr_mean : 0.0);
+	if (o->perf_loop)
+		printf("perf bench style: Averaged %lu operations/sec (+- %.2f%%), total secs = %u "
+		       "(per-thread iterations / whole seconds of the %.3f s from thread creation to the stop)\n",
+		       (unsigned long)r->perf_ops_s, perf_rel_pct(r), r->perf_secs,
+		       r->perf_runtime_s);
 	/* "ok" only when threads took the lock in turn often enough */
-	if (r->mutex_ok && r->handoffs < FL_MIN_HANDOFFS)
+	if (!r->exclusion_checked)
+		printf("mutual exclusion: not checked (--perf-loop: perf's loop has no check)\n");
+	else if (r->mutex_ok && r->handoffs < FL_MIN_HANDOFFS)
 		printf("mutual exclusion: not exercised (protected counter %" PRIu64
 		       "; %" PRIu64 " hand-offs, fewer than %d)\n",
 		       r->protected_counter, r->handoffs, FL_MIN_HANDOFFS);
@@ -505,6 +571,12 @@ static void print_text(const struct opts *o, const struct run *run)
 static void print_silent(const struct opts *o, const struct run *run)
 {
 	const struct fl_bench_result *r = &run->r;
+
+	if (o->perf_loop) {	/* perf's own figure and format */
+		printf("Averaged %lu operations/sec (+- %.2f%%), total secs = %u\n",
+		       (unsigned long)r->perf_ops_s, perf_rel_pct(r), r->perf_secs);
+		return;
+	}
 	double avg = r->elapsed_s > 0 ? r->thr_mean / r->elapsed_s : 0;
 	double rel = r->thr_mean > 0 ?
 		100.0 * r->thr_stddev / sqrt((double)o->threads) / r->thr_mean : 0;

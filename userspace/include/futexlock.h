@@ -147,6 +147,9 @@ struct fl_lock_ops {
 	void (*destroy)(struct fl_lock *l);
 	void (*lock)(struct fl_lock *l, struct fl_counters *c);
 	void (*unlock)(struct fl_lock *l, struct fl_counters *c);
+	/* TID-owner locks (fl_tid_lock()): the futex ops of their slow
+	 * paths, e.g. FUTEX_LOCK and FUTEX_UNLOCK; 0 for the other locks */
+	int tid_lock_op, tid_unlock_op;
 };
 
 struct fl_lock {
@@ -185,6 +188,39 @@ static inline void fl_lock(struct fl_lock *l, struct fl_counters *c)
 static inline void fl_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	l->ops->unlock(l, c);
+}
+
+/*
+ * The user-space protocol of the TID-owner locks (futex_lock, adaptive,
+ * pi), the one implementation: lock is cmpxchg 0 -> tid, and only when
+ * that fails the lock op (tid_lock_op), which returns owning the lock;
+ * unlock is cmpxchg tid -> 0, and only when that fails (FUTEX_WAITERS
+ * set) the unlock op.  The fast paths are inline and count nothing (the
+ * modes' lock()/unlock() count the calls, the perf-loop engine counts
+ * its iterations); the slow paths (lib/locks.c) count the syscalls in c.
+ */
+void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
+		      int op);
+void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, int op);
+
+static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
+			       uint32_t tid, int op)
+{
+	uint32_t exp = 0;
+
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
+			memory_order_acquire, memory_order_relaxed))
+		fl_tid_lock_slow(l, c, tid, op);
+}
+
+static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
+				 uint32_t tid, int op)
+{
+	uint32_t exp = tid;
+
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
+			memory_order_release, memory_order_relaxed))
+		fl_tid_unlock_slow(l, c, op);
 }
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
@@ -352,6 +388,15 @@ struct fl_bench_cfg {
 #define FL_DEF_LATENCY_EVERY 1024
 	bool shared;		/* non-private futexes (perf bench -S) */
 	bool multi;		/* one lock per thread (perf bench -M) */
+	/*
+	 * perf bench futex lock's loop instead of the engine's (futex_lock
+	 * --perf-loop): a TID-owner lock (ops->tid_lock_op) only, time-bounded
+	 * only; per iteration fl_tid_lock(), hold_loops fl_delay() loops,
+	 * fl_tid_unlock(), a count in a register, the stop flag; no exclusion
+	 * check, no timestamps, no outside loops (wait_loops and
+	 * latency_every are ignored).  res->perf_* give perf's ops/s.
+	 */
+	bool perf_loop;
 };
 
 struct fl_bench_result {
@@ -385,6 +430,19 @@ struct fl_bench_result {
 	 * them of each thread's worst sampled wait */
 	unsigned lat_threads;
 	double thr_worst_min_us, thr_worst_med_us, thr_worst_max_us;
+	/* false: the run had no exclusion check (perf_loop); mutex_ok then
+	 * says only that nothing failed */
+	bool exclusion_checked;
+	/*
+	 * perf_loop runs: perf bench's figures.  perf_secs is perf's "total
+	 * secs", the whole seconds from before the threads are created to
+	 * the stop; perf_ops_s the mean over the threads of their iterations
+	 * / perf_secs (integer division, as perf), perf_se_ops_s its standard
+	 * error (sample stddev / sqrt(threads); 0 for one thread).
+	 */
+	unsigned perf_secs;
+	double perf_runtime_s;	/* the same span, not truncated */
+	double perf_ops_s, perf_se_ops_s;
 };
 
 /*

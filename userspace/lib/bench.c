@@ -40,6 +40,9 @@ struct fl_worker {
 	 * the owner word no longer theirs (see struct fl_owner) */
 	_Alignas(FL_CACHELINE) uint64_t overlaps;
 	uint64_t handoffs;	/* entries that followed another thread's */
+	/* cfg->perf_loop: the lock, loaded from here by every lock and
+	 * unlock as perf's workerfn() loads w->futex */
+	struct fl_lock *perf_lock;
 	struct fl_hist lat;
 };
 
@@ -102,6 +105,44 @@ static int worker_setup(struct fl_worker *w)
 	return 0;
 }
 
+/*
+ * cfg->perf_loop: the loop of perf bench futex lock's workerfn()
+ * (tools/perf/bench/futex-lock.c) and nothing more: lock, the hold
+ * loops, unlock, a count kept in a register, then the stop flag
+ * (do-while: at least one iteration, as perf).  Lock and unlock are
+ * perf's two inlined cmpxchg; only the slow paths touch memory of the
+ * worker (their syscall counts, as perf's worker struct).  Instruction
+ * for instruction as perf's: each lock and unlock loads the lock's
+ * address from the worker (perf's w->futex), the hold is preceded by
+ * perf's sign test of its load (-l < 0 means usleep(1) there; never
+ * here) and is perf's loop, an int counter and barrier(), not
+ * fl_delay()'s unsigned long.  Under TCG an iteration at -d 0 is ~15
+ * instructions, and without the loads and the test the loop ran
+ * 1.1-1.5x perf's ops/s.
+ */
+static uint64_t perf_loop(struct fl_worker *w, struct fl_lock *l)
+{
+	struct fl_bench *b = w->b;
+	const uint32_t tid = (uint32_t)fl_gettid();
+	const int lop = l->ops->tid_lock_op, uop = l->ops->tid_unlock_op;
+	const int loops = (int)b->cfg->hold_loops;	/* <= 10^9 */
+	uint64_t ops = 0;
+
+	w->perf_lock = l;
+	do {
+		fl_tid_lock(w->perf_lock, &w->c, tid, lop);
+		if (loops < 0)
+			usleep(1);
+		for (int i = 0; i < loops; i++)
+			__asm__ volatile("" ::: "memory");	/* perf's barrier() */
+		fl_tid_unlock(w->perf_lock, &w->c, tid, uop);
+		ops++;
+	} while (!atomic_load_explicit(&b->stop, memory_order_relaxed));
+	w->c.lock_calls = ops;
+	w->c.unlock_calls = ops;
+	return ops;
+}
+
 static void *worker(void *arg)
 {
 	struct fl_worker *w = arg;
@@ -135,6 +176,10 @@ static void *worker(void *arg)
 	getrusage(RUSAGE_THREAD, &r0);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
 	w->t_start = fl_now_ns();
+	if (b->cfg->perf_loop) {
+		i = perf_loop(w, l);
+		goto done;
+	}
 	/*
 	 * Plain iterations in batches of 'gap' (the random phase, then
 	 * every - 1), then one timed acquire; the plain loop checks nothing
@@ -232,7 +277,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	struct fl_bench *b;
 	struct fl_kstats k0, k1;
 	pthread_attr_t attr;
-	uint64_t tmin = UINT64_MAX, tmax = 0, counted = 0;
+	uint64_t tmin = UINT64_MAX, tmax = 0, counted = 0, t_create, t_stop = 0;
 	double *per = NULL;
 	unsigned started = 0;
 	int r;
@@ -240,7 +285,8 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	memset(res, 0, sizeof(*res));
 	res->kstats.n = -1;
 	fl_hist_init(&res->lat);
-	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0))) {
+	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0)) ||
+	    (cfg->perf_loop && (cfg->iterations || !cfg->ops->tid_lock_op))) {
 		snprintf(res->error, sizeof(res->error), "bad configuration");
 		res->setup_failed = true;
 		return -1;
@@ -280,6 +326,8 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 
 	if (cfg->read_kstats)
 		fl_kstats_read(&k0);
+	/* perf's bench__start: before the first thread is created */
+	t_create = fl_now_ns();
 	for (unsigned t = 0; t < cfg->threads; t++) {
 		w[t].b = b;
 		w[t].idx = t;
@@ -309,6 +357,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 		while (nanosleep(&ts, &ts) && errno == EINTR)
 			;
 		atomic_store_explicit(&b->stop, 1, memory_order_relaxed);
+		t_stop = fl_now_ns();	/* perf's bench__end */
 	}
 	for (unsigned t = 0; t < cfg->threads; t++)
 		pthread_join(w[t].th, NULL);
@@ -375,9 +424,23 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 		(double)res->iterations / res->elapsed_s / 1e3 : 0.0;
 	res->kiter_per_cpu_s = res->cpu_s > 0 ?
 		(double)res->iterations / res->cpu_s / 1e3 : 0.0;
+	if (cfg->perf_loop && t_stop > t_create) {
+		/* perf: per thread ops / runtime.tv_sec, then avg_stats() and
+		 * stddev_stats() (the standard error of that mean) */
+		res->perf_runtime_s = (double)(t_stop - t_create) / 1e9;
+		res->perf_secs = (unsigned)((t_stop - t_create) / 1000000000ull);
+		for (unsigned t = 0; t < cfg->threads; t++)
+			per[t] = res->perf_secs ?
+				(double)(w[t].iters / res->perf_secs) : 0.0;
+		res->perf_ops_s = fl_mean(per, cfg->threads);
+		res->perf_se_ops_s = cfg->threads > 1 ?
+			fl_stddev(per, cfg->threads) / sqrt(cfg->threads - 1.0) : 0.0;
+	}
 	res->protected_counter = cfg->multi ? counted : b->protected_counter;
-	res->mutex_ok = res->protected_counter == res->iterations &&
-			res->overlaps == 0 &&
+	res->exclusion_checked = !cfg->perf_loop;
+	res->mutex_ok = (!res->exclusion_checked ||
+			 (res->protected_counter == res->iterations &&
+			  res->overlaps == 0)) &&
 			res->total.lock_calls == res->iterations &&
 			res->total.unlock_calls == res->iterations;
 	if (!res->mutex_ok)

@@ -29,12 +29,6 @@ static inline bool cas_acq(_Atomic uint32_t *w, uint32_t *expected, uint32_t v)
 			memory_order_acquire, memory_order_relaxed);
 }
 
-static inline bool cas_rel(_Atomic uint32_t *w, uint32_t *expected, uint32_t v)
-{
-	return atomic_compare_exchange_strong_explicit(w, expected, v,
-			memory_order_release, memory_order_relaxed);
-}
-
 static int word_init(struct fl_lock *l)
 {
 	atomic_store_explicit(&l->word, 0, memory_order_relaxed);
@@ -47,19 +41,29 @@ static void word_destroy(struct fl_lock *l)
 }
 
 /*
- * TID-owner locks (FUTEX_LOCK, FUTEX_LOCK_ADAPTIVE, FUTEX_LOCK_PI): fast
- * path cmpxchg 0 -> tid; slow path one futex(2) that returns owning the
- * lock. Unlock: cmpxchg tid -> 0, else (FUTEX_WAITERS set) the kernel
- * hands the lock over.
+ * TID-owner locks (FUTEX_LOCK, FUTEX_LOCK_ADAPTIVE, FUTEX_LOCK_PI): the
+ * fast paths are fl_tid_lock() / fl_tid_unlock() in futexlock.h (inline,
+ * so that the perf-loop engine runs them without a call); the slow paths
+ * are here. Lock: one futex(2) that returns owning the lock. Unlock:
+ * FUTEX_WAITERS is set, the kernel hands the lock over.
  */
-static inline void tid_lock(struct fl_lock *l, struct fl_counters *c,
-			    int op, const char *opname)
+static const char *tid_op_name(int op)
 {
-	uint32_t tid = (uint32_t)fl_gettid(), exp = 0;
+	switch (op) {
+	case FUTEX_LOCK:		return "FUTEX_LOCK";
+	case FUTEX_LOCK_ADAPTIVE:	return "FUTEX_LOCK_ADAPTIVE";
+	case FUTEX_LOCK_PI:		return "FUTEX_LOCK_PI";
+	case FUTEX_UNLOCK:		return "FUTEX_UNLOCK";
+	case FUTEX_UNLOCK_PI:		return "FUTEX_UNLOCK_PI";
+	default:			return "futex";
+	}
+}
 
-	c->lock_calls++;
-	if (cas_acq(&l->word, &exp, tid))
-		return;
+void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
+		      int op)
+{
+	uint32_t w;
+
 	for (;;) {
 		c->lock_syscalls++;
 		if (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) == 0)
@@ -68,57 +72,56 @@ static inline void tid_lock(struct fl_lock *l, struct fl_counters *c,
 			continue;	/* retry, as the ABI asks */
 		if (errno == EOWNERDEAD)
 			break;		/* acquired; previous owner died */
-		fl_die(opname, errno);
+		fl_die(tid_op_name(op), errno);
 	}
 	atomic_thread_fence(memory_order_acquire);
 	/* the kernel said we own it: the word must name us (cheap, slow path only) */
-	exp = atomic_load_explicit(&l->word, memory_order_relaxed);
-	if ((exp & FUTEX_TID_MASK) != tid) {
+	w = atomic_load_explicit(&l->word, memory_order_relaxed);
+	if ((w & FUTEX_TID_MASK) != tid) {
 		fprintf(stderr, "futexlock: %s returned 0 but the futex word is 0x%08x, not tid %u\n",
-			opname, exp, tid);
+			tid_op_name(op), w, tid);
 		abort();
 	}
 }
 
-static inline void tid_unlock(struct fl_lock *l, struct fl_counters *c,
-			      int op, const char *opname)
+void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, int op)
 {
-	uint32_t tid = (uint32_t)fl_gettid(), exp = tid;
-
-	c->unlock_calls++;
-	if (cas_rel(&l->word, &exp, 0))
-		return;
 	c->unlock_syscalls++;
 	while (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) != 0) {
 		if (errno != EINTR)
-			fl_die(opname, errno);
+			fl_die(tid_op_name(op), errno);
 		c->unlock_syscalls++;
 	}
 }
 
 static void futex_lock_lock(struct fl_lock *l, struct fl_counters *c)
 {
-	tid_lock(l, c, FUTEX_LOCK, "FUTEX_LOCK");
+	c->lock_calls++;
+	fl_tid_lock(l, c, (uint32_t)fl_gettid(), FUTEX_LOCK);
 }
 
 static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
 {
-	tid_unlock(l, c, FUTEX_UNLOCK, "FUTEX_UNLOCK");
+	c->unlock_calls++;
+	fl_tid_unlock(l, c, (uint32_t)fl_gettid(), FUTEX_UNLOCK);
 }
 
 static void adaptive_lock(struct fl_lock *l, struct fl_counters *c)
 {
-	tid_lock(l, c, FUTEX_LOCK_ADAPTIVE, "FUTEX_LOCK_ADAPTIVE");
+	c->lock_calls++;
+	fl_tid_lock(l, c, (uint32_t)fl_gettid(), FUTEX_LOCK_ADAPTIVE);
 }
 
 static void pi_lock(struct fl_lock *l, struct fl_counters *c)
 {
-	tid_lock(l, c, FUTEX_LOCK_PI, "FUTEX_LOCK_PI");
+	c->lock_calls++;
+	fl_tid_lock(l, c, (uint32_t)fl_gettid(), FUTEX_LOCK_PI);
 }
 
 static void pi_unlock(struct fl_lock *l, struct fl_counters *c)
 {
-	tid_unlock(l, c, FUTEX_UNLOCK_PI, "FUTEX_UNLOCK_PI");
+	c->unlock_calls++;
+	fl_tid_unlock(l, c, (uint32_t)fl_gettid(), FUTEX_UNLOCK_PI);
 }
 
 /*
@@ -296,6 +299,7 @@ static const struct fl_lock_ops ops_futex_lock = {
 	.needs_futex_lock = true, .counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
 	.lock = futex_lock_lock, .unlock = futex_lock_unlock,
+	.tid_lock_op = FUTEX_LOCK, .tid_unlock_op = FUTEX_UNLOCK,
 };
 
 static const struct fl_lock_ops ops_adaptive = {
@@ -304,6 +308,7 @@ static const struct fl_lock_ops ops_adaptive = {
 	.needs_futex_lock = true, .counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
 	.lock = adaptive_lock, .unlock = futex_lock_unlock,
+	.tid_lock_op = FUTEX_LOCK_ADAPTIVE, .tid_unlock_op = FUTEX_UNLOCK,
 };
 
 static const struct fl_lock_ops ops_pi = {
@@ -312,6 +317,7 @@ static const struct fl_lock_ops ops_pi = {
 	.counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
 	.lock = pi_lock, .unlock = pi_unlock,
+	.tid_lock_op = FUTEX_LOCK_PI, .tid_unlock_op = FUTEX_UNLOCK_PI,
 };
 
 static const struct fl_lock_ops ops_waitwake = {

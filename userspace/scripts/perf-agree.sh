@@ -2,22 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 # make perfagree, in the guest: does `perf bench futex lock` measure what
 # `futex_lock -s` measures?  Both on the same workload: T threads pinned
-# round-robin (futex_lock --pin), L empty loops inside the lock and none
-# between the calls (perf -l L, futex_lock -d L -w 0), D seconds; L = 0 is
-# the plain lock();unlock() loop.  Each
-# repetition runs perf twice (A and A') and futex_lock once, in a new
-# random order; the ratios futex_lock/A and A'/A of each repetition give a
+# round-robin, L empty loops inside the lock and none between the calls,
+# D seconds; L = 0 is the plain lock();unlock() loop.  futex_lock runs
+# with --perf-loop: perf's loop (lock's inlined cmpxchg, L loops, unlock,
+# a count; no exclusion check, no timestamps) and perf's figure (per-thread
+# iterations / whole seconds from thread creation to the stop).  Its
+# default engine does more per iteration (the exclusion check's owner word
+# and 64-loop counter window inside the lock, calls through the mode's
+# function pointers, a timed acquire every 1024): with PA_ENGINE=1 it runs
+# as well, as a fourth run per repetition (E), to show that difference.
+# Each repetition runs perf twice (A and A') and futex_lock once (F), in a
+# new random order; the ratios F/A and A'/A of each repetition give a
 # median with a 95% bootstrap interval.  The A'/A row is the noise floor:
-# the two tools agree when futex_lock/A lies inside the A/A band.
+# the two tools agree when F/A lies inside the A/A band.
 # A measurement, not a test: nothing here fails on a speed.  Under QEMU
 # TCG the figures are emulation figures (compare ratios, not speeds).
-# futex_lock's engine does more per iteration than perf's loop (an atomic
-# exchange of its owner flag and a counter inside the lock, counters, a
-# timed acquire every 1024): at L = 0 that is a visible part of the loop.
 # Env: PA_THREADS ("2 8"), PA_LOADS ("0 1000"), PA_DURATION (2 s, whole
-# seconds: perf -r),
-# PA_REPEAT (10), PA_MODES ("plain adaptive"), PA_SEED (random order),
-# PERF_BENCH (default $BUILD/perf/perf).
+# seconds: perf -r), PA_REPEAT (10), PA_MODES ("plain adaptive"),
+# PA_ENGINE (0; 1: also the default engine, futex_lock -s --pin -d L -w 0),
+# PA_SEED (random order), PERF_BENCH (default $BUILD/perf/perf).
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 FL=$REPO/userspace/build/futex_lock
@@ -27,6 +30,7 @@ LOADS=${PA_LOADS:-"0 1000"}
 D=${PA_DURATION:-2}
 R=${PA_REPEAT:-10}
 MODES=${PA_MODES:-"plain adaptive"}
+ENGINE=${PA_ENGINE:-0}
 SEED=${PA_SEED:-$$}
 RANDOM=$SEED
 PY=python3
@@ -37,7 +41,7 @@ t0=$SECONDS
 [ -x "$PB" ] || { echo "perf-agree: $PB missing: make perf" >&2; exit 1; }
 "$FL" --probe || exit 1
 echo "== perf bench futex lock vs futex_lock -s on $(uname -r), $(nproc) CPUs; $("$PB" version)"
-echo "== seed $SEED (order of the three runs in each repetition)"
+echo "== seed $SEED (order of the runs in each repetition)"
 
 avg() { sed -n 's/^Averaged \([0-9.]*\) operations\/sec.*/\1/p' <<<"$1" | head -1; }
 
@@ -49,30 +53,42 @@ for mode in $MODES; do
 	for ld in $LOADS; do
 	for t in $TH; do
 		perf_cmd=("$PB" bench futex lock $pa -l "$ld" -t "$t" -r "$D" -s)
-		fl_cmd=("$FL" $fa -s --pin -d "$ld" -w 0 -t "$t" --duration "$D")
+		fl_cmd=("$FL" $fa -s --perf-loop -d "$ld" -t "$t" --duration "$D")
+		eng_cmd=("$FL" $fa -s --pin -d "$ld" -w 0 -t "$t" --duration "$D")
 		echo
 		echo "# $mode, $t threads, $ld loops in the lock, $D s, $R repetitions:"
 		echo "#   A, A': perf ${perf_cmd[*]:1}"
 		echo "#   F:     futex_lock ${fl_cmd[*]:1}"
+		runs=(A B F)
+		if [ "$ENGINE" = 1 ]; then
+			echo "#   E:     futex_lock ${eng_cmd[*]:1}"
+			runs+=(E)
+		fi
 		: >"$TMP/values"
 		for ((rep = 1; rep <= R; rep++)); do
-			order=(A B F)
-			for ((i = 2; i > 0; i--)); do	# Fisher-Yates
+			order=("${runs[@]}")
+			for ((i = ${#order[@]} - 1; i > 0; i--)); do	# Fisher-Yates
 				j=$((RANDOM % (i + 1)))
 				x=${order[i]} order[i]=${order[j]} order[j]=$x
 			done
 			declare -A v=()
 			for w in "${order[@]}"; do
-				if [ "$w" = F ]; then
-					out=$("${fl_cmd[@]}" 2>&1)
-				else
-					out=$("${perf_cmd[@]}" 2>&1)
-				fi
+				case $w in
+				F) out=$("${fl_cmd[@]}" 2>&1) ;;
+				E) out=$("${eng_cmd[@]}" 2>&1) ;;
+				*) out=$("${perf_cmd[@]}" 2>&1) ;;
+				esac
 				v[$w]=$(avg "$out")
 				[ -n "${v[$w]}" ] || { echo "perf-agree: no Averaged line from $w:"; echo "$out"; exit 1; }
 			done
-			echo "rep $rep (${order[*]}): A ${v[A]} A' ${v[B]} F ${v[F]}"
-			echo "${v[A]} ${v[B]} ${v[F]}" >>"$TMP/values"
+			line="rep $rep (${order[*]}): A ${v[A]} A' ${v[B]} F ${v[F]}"
+			vals="${v[A]} ${v[B]} ${v[F]}"
+			if [ "$ENGINE" = 1 ]; then
+				line="$line E ${v[E]}"
+				vals="$vals ${v[E]}"
+			fi
+			echo "$line"
+			echo "$vals" >>"$TMP/values"
 			unset v
 		done
 		"$PY" - "$TMP/values" <<'EOF'
@@ -82,17 +98,19 @@ def band(ratios, n=10000):
     rnd = random.Random(1)
     meds = sorted(statistics.median(rnd.choices(ratios, k=len(ratios))) for _ in range(n))
     return statistics.median(ratios), meds[int(0.025 * n)], meds[int(0.975 * n) - 1]
-fa = [f / a for a, b, f in rows]
-aa = [b / a for a, b, f in rows]
-print("median ops/s: perf A %.0f, perf A' %.0f, futex_lock -s %.0f" %
-      tuple(statistics.median(c) for c in zip(*rows)))
-m, lo, hi = band(aa)
-print("A/A  perf A'/perf A       %.3f  [%.3f-%.3f]" % (m, lo, hi))
-m2, lo2, hi2 = band(fa)
-verdict = ("median inside the A/A interval" if lo <= m2 <= hi else
-           "median outside, intervals overlap" if lo2 <= hi and lo <= hi2 else
-           "outside the A/A noise")
-print("     futex_lock/perf A    %.3f  [%.3f-%.3f]  %s" % (m2, lo2, hi2, verdict))
+names = ["perf A", "perf A'", "futex_lock --perf-loop -s", "futex_lock -s (engine)"]
+meds = [statistics.median(c) for c in zip(*rows)]
+print("median ops/s: " + ", ".join("%s %.0f" % (n, m) for n, m in zip(names, meds)))
+m, lo, hi = band([r[1] / r[0] for r in rows])
+print("A/A  perf A'/perf A               %.3f  [%.3f-%.3f]" % (m, lo, hi))
+for col, label in ((2, "F    --perf-loop/perf A"), (3, "E    engine/perf A     ")):
+    if col >= len(rows[0]):
+        continue
+    m2, lo2, hi2 = band([r[col] / r[0] for r in rows])
+    verdict = ("median inside the A/A interval" if lo <= m2 <= hi else
+               "median outside, intervals overlap" if lo2 <= hi and lo <= hi2 else
+               "outside the A/A noise")
+    print("     %s       %.3f  [%.3f-%.3f]  %s" % (label, m2, lo2, hi2, verdict))
 EOF
 	done
 	done

@@ -291,6 +291,74 @@ check "-s: one line, perf bench futex format" \
 	test $rc -eq 0 -a "$(wc -l <<<"$out")" = 1 \
 	-a -n "$(grep -xE 'Averaged [0-9]+ operations/sec \(\+- [0-9.]+%\), total secs = [0-9.]+' <<<"$out")"
 
+# --- --perf-loop: perf bench futex lock's loop and its ops/s (lock; -d
+# loops; unlock; count), for make perfagree.  Arguments first: each bad
+# combination exits 2 with the usage and a first line that says why ---
+bad_why() {	# ERE ARGS...
+	local re=$1 out rc
+	shift
+	out=$("$FL" "$@" 2>&1 >/dev/null); rc=$?
+	if [ $rc -eq 2 ] && grep -q '^Usage: futex_lock' <<<"$out" &&
+	   head -1 <<<"$out" | grep -qE -- "$re"; then
+		ok "bad args exit 2, usage, says why: $*"
+	else
+		nok "bad args exit 2, usage, says why: $* (rc=$rc: $(head -1 <<<"$out"))"
+	fi
+}
+bad_why '^futex_lock: --perf-loop.*--duration' --perf-loop
+bad_why '^futex_lock: --perf-loop.*--duration' --perf-loop -i 100 -m pi
+bad_why '^futex_lock: --perf-loop.*whole seconds' --perf-loop --duration 1.5 -m pi
+bad_why '^futex_lock: --perf-loop.*whole seconds' --perf-loop --duration 0.5 -m pi
+bad_why '^futex_lock: --perf-loop.*-w' --perf-loop --duration 1 -m pi -w 10
+bad_why '^futex_lock: --perf-loop.*futex_lock, adaptive or pi' --perf-loop --duration 1 -m waitwake
+bad_why '^futex_lock: --perf-loop.*futex_lock, adaptive or pi' --perf-loop --duration 1 -m pi -m spin
+bad_why '^futex_lock: --perf-loop.*--compare' --perf-loop --duration 1 --compare
+bad_why '^futex_lock: --perf-loop.*--json' --perf-loop --duration 1 -m pi --json
+bad_why '^futex_lock: --perf-loop.*--json' --perf-loop --duration 1 -m pi --json-file "$TMP/x.json"
+bad_why '^futex_lock: --perf-loop.*latency' --perf-loop --duration 1 -m pi --latency
+bad_why '^futex_lock: --perf-loop.*latency' --perf-loop --duration 1 -m pi --latency-every 0
+out=$("$FL" --help)
+check "--help documents --perf-loop" \
+	test -n "$(grep -- '--perf-loop' <<<"$out")"
+# then that it runs: pi (every kernel has it) with -s, perf's line exactly
+out=$("$FL" -m pi --perf-loop -s -t 2 -d 0 -w 0 --duration 1 2>&1); rc=$?
+check "-m pi --perf-loop -s --duration 1: one line as perf bench prints it, total secs = 1" \
+	test $rc -eq 0 -a "$(wc -l <<<"$out")" = 1 \
+	-a -n "$(grep -xE 'Averaged [1-9][0-9]* operations/sec \(\+- [0-9]+\.[0-9]{2}%\), total secs = 1' <<<"$out")"
+# the text: calls = iterations, pinned, nothing checked or timed, and
+# perf's figure is the per-thread iterations over the whole seconds:
+# mean(floor(iters_i / S)) lies in (iters / T / S - 1, iters / T / S]
+out=$("$FL" -m pi --perf-loop -t 3 -d 10 --duration 1 2>&1); rc=$?
+printf '%s\n' "$out" >"$TMP/pl.txt"
+perf_loop_text_ok() {
+	local calls ucalls iters avg secs
+	calls=$(sed -n 's/^lock calls: //p' <<<"$out")
+	ucalls=$(sed -n 's/^unlock calls: //p' <<<"$out")
+	iters=$(sed -nE 's/^iterations: ([0-9]+) in .*/\1/p' <<<"$out")
+	avg=$(sed -nE 's/^perf bench style: Averaged ([0-9]+) operations\/sec.*/\1/p' <<<"$out")
+	secs=$(sed -nE 's/^perf bench style: .*, total secs = ([0-9]+) .*/\1/p' <<<"$out")
+	[ $rc -eq 0 ] && [ -n "$calls" ] && [ "$calls" -gt 0 ] &&
+	[ "$calls" = "$ucalls" ] && [ "$calls" = "$iters" ] &&
+	grep -q '; pin: yes;.*; loop: perf$' <<<"$out" &&
+	grep -qx 'mutual exclusion: not checked (--perf-loop: perf'"'"'s loop has no check)' <<<"$out" &&
+	grep -qx 'acquire latency: not sampled (--perf-loop)' <<<"$out" &&
+	[ "$secs" = 1 ] && [ -n "$avg" ] &&
+	awk -v a="$avg" -v i="$iters" 'BEGIN { x = i / 3; exit !(a <= x && a > x - 1) }'
+}
+check "-m pi --perf-loop -t 3 -d 10: calls = iterations, pinned, unchecked, untimed; perf's Averaged = per-thread iterations / whole seconds" \
+	perf_loop_text_ok
+if [ $have_fl = 1 ]; then
+	for a in "" "-a"; do
+		out=$("$FL" $a --perf-loop -s -t 2 -d 0 --duration 1 2>&1); rc=$?
+		check "futex_lock $a --perf-loop -s: perf's line" \
+			test $rc -eq 0 -a -n "$(grep -xE 'Averaged [1-9][0-9]* operations/sec \(\+- [0-9]+\.[0-9]{2}%\), total secs = 1' <<<"$out")"
+	done
+else
+	out=$("$FL" --perf-loop --duration 1 -t 2 2>&1); rc=$?
+	check "futex_lock --perf-loop without FUTEX_LOCK: one clear line, exit 1" \
+		test $rc -eq 1 -a "$out" = "futex_lock: this kernel has no FUTEX_LOCK: boot the patched kernel, see README"
+fi
+
 # --- time-bounded run, pin, sched ---
 out=$("$FL" -m waitwake-spin --duration 0.3 -t 4 -d 10 -w 100 --pin --sched other 2>&1); rc=$?
 check "--duration 0.3 --pin --sched other: fairness line and time-bounded" \

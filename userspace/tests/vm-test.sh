@@ -6,8 +6,10 @@
 # with and without -a) complete with exactly N lock/unlock calls and an
 # intact protected counter; JSON equals the text; every lock implementation,
 # the FUTEX_LOCK ones included, keeps mutual exclusion and counts syscalls;
-# perf bench futex lock (make perf) runs with and without -a, prints perf's
-# summary and the syscall ratios, counts the syscalls the kernel counts.
+# futex_lock --perf-loop (make perfagree) runs with and without -a, counts
+# every iteration as a call and the syscalls the kernel counts; perf bench
+# futex lock (make perf) runs with and without -a, prints perf's summary
+# and the syscall ratios, counts the syscalls the kernel counts.
 # Checks use bash builtins: every exec over 9p costs ~0.1-1 s under TCG.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -93,6 +95,31 @@ for a in "" "-a"; do
 	check "futex_lock $a -i 25600 (256 threads, no delays): exact, mutually exclusive" \
 		eval '[ $rc -eq 0 ] && has_line "$out" "lock calls: 25600" &&
 		      has_line "$out" "mutual exclusion: ok (protected counter 25600)"'
+done
+
+# --perf-loop (make perfagree): perf bench futex lock's loop on the new ops,
+# 4 threads on 2 CPUs so that it contends: calls = iterations, perf's
+# figure printed, and the kernel counted the syscalls we counted
+perf_loop_ok() {
+	local c u i
+	[[ $out =~ $'\n'"lock calls: "([0-9]+) ]] && c=${BASH_REMATCH[1]}
+	[[ $out =~ $'\n'"unlock calls: "([0-9]+) ]] && u=${BASH_REMATCH[1]}
+	[[ $out =~ $'\n'"iterations: "([0-9]+)" in " ]] && i=${BASH_REMATCH[1]}
+	[ $rc -eq 0 ] && [ -n "${c:-}" ] && [ "$c" -gt 0 ] && [ "$c" = "${u:-x}" ] &&
+	[ "$c" = "${i:-x}" ] &&
+	[[ $out =~ $'\n'"perf bench style: Averaged "[1-9][0-9]*" operations/sec (+- "[0-9.]+"%), total secs = 1 " ]] &&
+	has_line "$out" "mutual exclusion: not checked (--perf-loop: perf's loop has no check)"
+}
+for a in "" "-a"; do
+	adaptive=0
+	[ -n "$a" ] && adaptive=1
+	out=$("$FL" $a --perf-loop -t 4 -d 100 --duration 1 2>&1); rc=$?
+	comment "$out"
+	check "futex_lock $a --perf-loop -t 4 -d 100: exit 0, calls = iterations, perf's Averaged line" \
+		perf_loop_ok
+	if [ -r /sys/kernel/debug/futex_lock/stats ]; then
+		check "futex_lock $a --perf-loop: kernel stats delta = our syscall counts" ks_same
+	fi
 done
 
 # --compare: no mode unavailable on the patched kernel; baseline futex_lock,
