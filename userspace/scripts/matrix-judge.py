@@ -104,7 +104,7 @@ def counters_block(c):
     snap = c.get("kernel_stats_before") or {}
     st = [(k, v) for k, v in sorted(snap.items()) if k not in moved and v]
     if st:
-        out.append("    settings/gauges at cell start: " + ", ".join("%s %d" % kv for kv in st))
+        out.append("    did not move here; their values in the stats file at cell start (settings, counts since boot): " + ", ".join("%s %d" % kv for kv in st))
     if not out:
         out.append("    no kernel counters (no stats file in this kernel)")
     return out
