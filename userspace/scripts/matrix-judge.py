@@ -56,10 +56,10 @@ def load(paths):
     return cells, bad
 
 
-def iv(m, lo, hi):
+def iv(m, lo, hi, fmt="%.2f"):
     if m is None or lo is None or hi is None:
         return "-"
-    return "%.2f [%.2f-%.2f]" % (m, lo, hi)
+    return (fmt + " [" + fmt + "-" + fmt + "]") % (m, lo, hi)
 
 
 def judge(c):
@@ -138,7 +138,7 @@ def main(argv):
         print("== issue 17 matrix: %s%s" % (label, " -- VM/TCG EMULATION FIGURES (compare ratios only)" if tcg else ""))
         print("   %s; %s x %d CPUs; kernel %s; A/A band [%g, %g]" % (
             c0["environment"], c0["cpu"], c0["ncpus"], c0["kernel"], c0["aa_band"][0], c0["aa_band"][1]))
-        print("%-5s %-6s %-6s %-10s %-20s %-6s %-5s %-20s %-18s %-7s %-17s %-20s %s" % (
+        print("%-5s %-6s %-6s %-10s %-23s %-6s %-5s %-20s %-18s %-7s %-17s %-20s %s" % (
             "thr", "hold", "out", "R x D", "A/A [95% CI]", "width", "res", "ADAPTIVE/FUTEX_LOCK",
             "verdict", "slower", "best mainline", "ADAPTIVE/best", "verdict"))
         nres = nslow = nloss = 0
@@ -156,10 +156,11 @@ def main(argv):
             if j["win_cell"]:
                 wins.append((c, j))
             vs = j["vs"] or {}
-            print("%-5d %-6d %-6d %-10s %-20s %-6s %-5s %-20s %-18s %-7s %-17s %-20s %s" % (
+            print("%-5d %-6d %-6d %-10s %-23s %-6s %-5s %-20s %-18s %-7s %-17s %-20s %s" % (
                 c["threads"], c["hold_loops"], c["outside_loops"],
                 "%dx%gs" % (c["n"], c["duration_s"]),
-                iv(aa.get("median"), aa.get("lo"), aa.get("hi")),
+                # three decimals: 0.9497 is outside [0.95, 1.05]
+                iv(aa.get("median"), aa.get("lo"), aa.get("hi"), "%.3f"),
                 "-" if c["aa_width"] is None else "%.3f" % c["aa_width"],
                 "yes" if c["resolved"] else "NO", iv(*j["ratio"]), j["verdict"],
                 "YES" if j["slower"] else "no",
