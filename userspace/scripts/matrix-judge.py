@@ -127,7 +127,8 @@ def main(argv):
     for f in bad:
         print("matrix-judge: not a complete cell record (ignored): %s" % f)
     if not cells:
-        sys.stderr.write("matrix-judge: no cell record in %s\n" % " ".join(args))
+        sys.stderr.write("matrix-judge: no cell record in %s (run make matrix)\n" % (
+            " ".join(args) or "Documentation/results/matrix-cells-*/"))
         return 2
     labels = sorted({c["label"] for c in cells})
     goal = True
