@@ -30,7 +30,8 @@ Env:  FL_MATRIX_THREADS ("1 2 3 4 8 32 256"), FL_MATRIX_HOLD ("0 100 1000
       FL_MATRIX_OUT (Documentation/results), FL_MATRIX_CELLS
       (OUT/matrix-cells-<label>), FL_MATRIX_LABEL, FL_MATRIX_ENV,
       FL_MATRIX_FL (the futex_lock binary), FL_MATRIX_NO_AGGREGATE=1,
-      FL_MATRIX_MUTANT (tests only: a deliberately broken driver).
+      FL_MATRIX_MUTANT (tests only, a deliberately broken driver: no-resume,
+      no-extend, resolve-always).
 Exit: 0 every cell has a record (resolved or not), 1 a cell failed.
 """
 import csv
@@ -232,8 +233,7 @@ def run_cell(fl, t, h, w, modes, cfg, meta, cells):
     name = cell_name(t, h, w)
     write_atomic(os.path.join(cells, name + ".futex_lock.json"), json.dumps(j, indent=1))
     rec = record(t, h, w, j, attempts, cfg["band"], meta, name + ".futex_lock.json", kbefore)
-    if MUTANT != "no-write":
-        write_atomic(os.path.join(cells, name + ".json"), json.dumps(rec, indent=1))
+    write_atomic(os.path.join(cells, name + ".json"), json.dumps(rec, indent=1))
     return rec
 
 
