@@ -52,7 +52,7 @@ TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help apps deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
-	matrix seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
+	matrix matrix-judge seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -73,7 +73,11 @@ help:
 	@echo "  make perfagree  perf bench futex lock against futex_lock -s in the VM (paired runs, A/A band)"
 	@echo "  make vm CMD=... boot the kernel and run CMD in the guest (SMP=$(SMP) MEM=$(MEM) ACCEL=$(ACCEL))"
 	@echo "  make lockcmp    mutex vs semaphore table from the kernel/ module, in the VM"
-	@echo "  make matrix     threads x hold-time sweep of every lock in the VM, plots in Documentation/results/"
+	@echo "  make matrix     issue-17 matrix in the VM (threads x hold x outside, every lock, A/A per cell): resumable,"
+	@echo "                  one file per cell, each cell extended until resolved (A/A in [0.95,1.05]); verdict table, plots"
+	@echo "                  FL_MATRIX_THREADS/HOLD/OUTSIDE, _REPEAT/_DURATION (first), _MAX_REPEAT/_MAX_DURATION (caps),"
+	@echo "                  FL_MATRIX_REDO=1|unresolved, MATRIX_TIMEOUT (guest s; a rerun resumes)"
+	@echo "  make matrix-judge  host: the issue-17 verdict table and plots from the cell files there are"
 	@echo "  make apps       real programs (RocksDB, sysbench, memcached, stress-ng) under glibc vs the LD_PRELOAD library, in the VM"
 	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
 	@echo "  make torture    futex_torture in the VM for DURATION=s (FLAVOUR=base|debug, SEED, TORTURE_ARGS)"
@@ -160,9 +164,24 @@ lockcmp: FLAVOUR = base
 lockcmp: module
 	@$(VMRUN) -- tools/testing/lockcmp/lockcmp --insmod kernel/lockcmp.ko
 
+# The issue-17 matrix: resumable, one record per cell in
+# Documentation/results/matrix-cells-<label>/, each cell extended until its
+# A/A interval lies in [0.95, 1.05] (or recorded unresolved).  The FL_MATRIX_*
+# variables of userspace/scripts/matrix.py go into the guest.  A guest that
+# stops (MATRIX_TIMEOUT) leaves the done cells: make matrix again resumes.
+# Then, on the host, the verdict table (matrix-judge.py) and the plots.
+MATRIX_TIMEOUT ?= 14400
+MATRIX_ENV = $(foreach v,$(sort $(filter FL_MATRIX_%,$(.VARIABLES))),$(v)='$($(v))')
 matrix: FLAVOUR = base
+matrix: VM_TIMEOUT = $(MATRIX_TIMEOUT)
 matrix: kernel userspace
-	@$(VMRUN) -- userspace/scripts/matrix.sh
+	@rc=0; $(VMRUN) -- env $(MATRIX_ENV) userspace/scripts/matrix.sh || rc=$$?; \
+		[ $$rc = 0 ] || echo "matrix: the guest run ended with status $$rc; make matrix again resumes from the cells done"; \
+		$(MAKE) --no-print-directory matrix-judge; exit $$rc
+
+# Host only: the verdict table and the plots of the matrix cells there are.
+matrix-judge:
+	@userspace/scripts/matrix-judge.py --counters
 	@userspace/scripts/plot.sh
 
 # The three seed write-up benchmarks (Documentation/seed-benchmarks.md):

@@ -1056,7 +1056,45 @@ static void json_begin(const struct opts *o, const struct compare *cmp)
 	}
 }
 
-static void json_summary(const struct compare *cmp)
+/*
+ * "vs": instance k's paired ratio to every other measured instance (not the
+ * A/A copy), judged by the engine against the table's A/A band as the
+ * ratio to the baseline is: make matrix's ADAPTIVE-vs-best-mainline column.
+ */
+static void json_vs(const struct compare *cmp, const struct run *runs,
+		    size_t nruns, size_t k)
+{
+	double *x = calloc(cmp->reps + 1, sizeof(*x));
+	double *y = calloc(cmp->reps + 1, sizeof(*y));
+	bool first = true;
+
+	if (!x || !y)
+		abort();
+	fprintf(jout, ",\n     \"vs\": {");
+	if (k != cmp->aa && !cmp->s[k].failed) {
+		series(cmp, runs, nruns, k, x);
+		for (size_t j = 0; j < cmp->ninst; j++) {
+			struct fl_ratio_ci r;
+
+			if (j == k || j == cmp->aa || !cmp->s[j].n || cmp->s[j].failed)
+				continue;
+			series(cmp, runs, nruns, j, y);
+			fl_ratio_ci(x, y, cmp->reps, &r);
+			fl_decide(&r, FL_HIGHER_IS_BETTER, &cmp->s[cmp->aa].ratio);
+			fprintf(jout, "%s", first ? "" : ", ");
+			first = false;
+			json_str(cmp->inst[j].label);
+			fprintf(jout, ": ");
+			fl_json_ci(jout, &r);
+		}
+	}
+	fprintf(jout, "}");
+	free(y);
+	free(x);
+}
+
+static void json_summary(const struct compare *cmp, const struct run *runs,
+			 size_t nruns)
 {
 	const struct summary *s = cmp->s;
 
@@ -1105,6 +1143,7 @@ static void json_summary(const struct compare *cmp)
 				fprintf(jout, "null");
 			else
 				fl_json_ci(jout, &s[k].ratio);
+			json_vs(cmp, runs, nruns, k);
 			if (in->ops->counts_syscalls)
 				fprintf(jout, ",\n     \"lock_syscall_pct\": %.2f, \"unlock_syscall_pct\": %.2f",
 				       s[k].lock_pct, s[k].unlock_pct);
@@ -1166,7 +1205,7 @@ static void json_all(const struct opts *o, const struct compare *cmp,
 	}
 	fprintf(jout, "  ]");
 	if (cmp)
-		json_summary(cmp);
+		json_summary(cmp, runs, nruns);
 	fprintf(jout, "\n}\n");
 }
 

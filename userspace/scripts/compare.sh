@@ -16,6 +16,9 @@
 # FL_PERF_DURATION (1 s), FL_PERF_THREADS (8; also perf bench's -t),
 # FL_PERF_BENCH_RUNTIME (perf bench -r, 2 s), PERF_BENCH (default
 # $BUILD/perf/perf).
+# FL_RUN_SUMMARY (1; 0: no issue-17 summary), FL_RUN_SUMMARY_THREADS
+# ("2 8"), FL_RUN_SUMMARY_HOLD ("0 1000"), FL_RUN_SUMMARY_REPEAT (10),
+# FL_RUN_SUMMARY_DURATION (0.2 s): the 4-cell summary at the end.
 # Figures from an emulator are only comparable as ratios within one run.
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -119,6 +122,30 @@ fi
 echo
 echo "# overhead -r $CR     (futex_lock's engine at -t 1 -d 0 -w 0 against a bare loop)"
 "$REPO/userspace/build/overhead" -r "$CR" || rc=1
+
+# The issue-17 summary: 4 cells of make matrix's grid from the same
+# machinery (matrix.py, matrix-judge.py), one attempt each (no extension:
+# a cell whose A/A interval is wider than [0.95, 1.05] says unresolved;
+# make matrix extends it).  FL_RUN_SUMMARY=0 skips it.
+if [ "${FL_RUN_SUMMARY:-1}" != 0 ]; then
+	echo
+	echo "# issue-17 summary: threads ${FL_RUN_SUMMARY_THREADS:-2 8} x hold ${FL_RUN_SUMMARY_HOLD:-0 1000}, outside 0," \
+		"${FL_RUN_SUMMARY_REPEAT:-10} x ${FL_RUN_SUMMARY_DURATION:-0.2} s per cell, every lock (make matrix: the full grid, resolved)"
+	sdir=$(mktemp -d)
+	if FL_MATRIX_OUT=$sdir FL_MATRIX_CELLS=$sdir/cells FL_MATRIX_NO_AGGREGATE=1 \
+		FL_MATRIX_THREADS="${FL_RUN_SUMMARY_THREADS:-2 8}" FL_MATRIX_HOLD="${FL_RUN_SUMMARY_HOLD:-0 1000}" \
+		FL_MATRIX_OUTSIDE=0 FL_MATRIX_REPEAT=${FL_RUN_SUMMARY_REPEAT:-10} \
+		FL_MATRIX_MAX_REPEAT=${FL_RUN_SUMMARY_REPEAT:-10} \
+		FL_MATRIX_DURATION=${FL_RUN_SUMMARY_DURATION:-0.2} \
+		FL_MATRIX_MAX_DURATION=${FL_RUN_SUMMARY_DURATION:-0.2} \
+		"$REPO/userspace/scripts/matrix.sh" >"$sdir/log" 2>&1; then
+		"$REPO/userspace/scripts/matrix-judge.py" "$sdir/cells" | grep -v '^$' || rc=1
+	else
+		cat "$sdir/log"
+		rc=1
+	fi
+	rm -rf "$sdir"
+fi
 
 echo
 echo "# compare.sh took $((SECONDS - t0)) s"

@@ -62,7 +62,39 @@ try:
                                          meta["ncpus"], meta["kernel"], meta["date"])
 except (OSError, ValueError, KeyError):
     pass
+# make matrix in the guest: the figures are emulation figures, and say so
+if "QEMU" in env or "-tcg-" in label:
+    env = "VM/TCG EMULATION FIGURES (compare ratios only)\\n" + env.replace(
+        " (timings are emulated; compare ratios only)", "")
 env = env.replace("_", "\\_")
+# issue 17: only a resolved cell counts (A/A interval within the band);
+# cells the matrix recorded unresolved are hatched and say so.  Older CSVs
+# have no resolved column: nothing is marked.
+unres = {}
+for r in rows:
+    if r.get("resolved") == "0":
+        unres[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]))] = r.get("aa_width", "")
+
+
+def write_unres(w):
+    fn = os.path.join(tmp, "unres-%d.dat" % w)
+    with open(fn, "w") as f:
+        for yi, h in enumerate(hs):
+            for xi, t in enumerate(ths):
+                if (t, h, w) in unres:
+                    f.write('%d %d "UNRESOLVED A/A w %s"\n' % (xi, yi, unres[(t, h, w)]))
+    return fn
+
+
+def unres_layer(w):
+    """plot clauses: hatched boxes (under the cell labels) and a label on
+    the unresolved cells"""
+    fn = write_unres(w)
+    if not os.path.getsize(fn):
+        return "", ""
+    return (', "%s" using 1:2:(0.5):(0.5) with boxxyerror fs transparent pattern 5 border '
+            'fc rgb "#606060"' % fn,
+            ', "%s" using 1:($2-0.38):3 with labels font ",7" textcolor rgb "black"' % fn)
 out = []
 P = out.append
 P('set encoding utf8')
@@ -97,13 +129,15 @@ for term, ext in (("svg size 1100,%d dynamic font 'sans,11'", "svg"),
                   ("pngcairo size 1100,%d font 'sans,10'", "png")):
     P("set terminal " + term % (430 * len(ws)))
     P('set output "%s-winner.%s"' % (base, ext))
-    P('set multiplot layout %d,1 title "Which lock wins where: only winners whose paired ratio to the runner-up has a 95%% interval above 1 and above the A/A band (grey: no separated winner)\\n%s"' % (len(ws), env))
+    P('set multiplot layout %d,1 title "Which lock wins where: only winners whose paired ratio to the runner-up has a 95%% interval above 1 and above the A/A band \\n(grey: no separated winner; hatched: unresolved cell, A/A interval outside the band)\\n%s"' % (len(ws), env))
     axes()
     P('unset key')
     for w in ws:
         P('set title "outside loops (-w) = %d"' % w)
-        P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable, '
-          '"" using 1:2:4 with labels textcolor rgb "white" font ",9"' % os.path.join(tmp, "win-%d.dat" % w))
+        fn = os.path.join(tmp, "win-%d.dat" % w)
+        hatch, ulab = unres_layer(w)
+        P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable%s, '
+          '"%s" using 1:2:4 with labels textcolor rgb "white" font ",9"%s' % (fn, hatch, fn, ulab))
     P('unset multiplot')
 # ---- curves ----
 for w in ws:
@@ -159,7 +193,7 @@ if have:
                       ("pngcairo size 900,%d font 'sans,10'", "png")):
         P("set terminal " + term % (400 * len(ws)))
         P('set output "%s-adaptive.%s"' % (base, ext))
-        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput, paired median [95%% interval] (>1: spinning helps; white ≈: no verdict against the cell\'s A/A band)\\n%s"' % (len(ws), env))
+        P('set multiplot layout %d,1 title "FUTEX\\\\_LOCK\\\\_ADAPTIVE / FUTEX\\\\_LOCK throughput, paired median [95%% interval]\\n>1: spinning helps; white ≈: no verdict against the cell\'s A/A band; hatched: unresolved cell\\n%s"' % (len(ws), env))
         axes()
         P('set palette defined (0.5 "#b2182b", 1 "white", 1.5 "#2166ac")')
         P('set cbrange [0.5:1.5]')
@@ -167,8 +201,9 @@ if have:
         for w in ws:
             P('set title "outside loops (-w) = %d"' % w)
             fn = os.path.join(tmp, "ad-%d.dat" % w)
-            P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc palette, '
-              '"" using 1:2:4 with labels font ",9"' % fn)
+            hatch, ulab = unres_layer(w)
+            P('plot "%s" using 1:2:(0.5):(0.5):3 with boxxyerror fc palette%s, '
+              '"%s" using 1:2:4 with labels font ",9"%s' % (fn, hatch, fn, ulab))
         P('unset multiplot')
 print("\n".join(out))
 PYEOF

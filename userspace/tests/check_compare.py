@@ -55,6 +55,19 @@ def main():
              c.get("verdict"), "!=", want)
         need(c.get("insufficient") == (want == "insufficient data" or c["n"] < 5),
              name, "insufficient flag")
+        # "vs" (make matrix): paired against every other measured mode by
+        # the same engine; against the baseline it is the row's comparison
+        vs = m.get("vs")
+        others = {o["instance"] for o in s
+                  if o["available"] and not o["control"] and o["instance"] != name}
+        if m["control"]:
+            need(vs == {}, name, "vs of the A/A row", vs)
+        else:
+            need(isinstance(vs, dict) and set(vs) == others, name, "vs keys",
+                 sorted(vs or {}), "!=", sorted(others))
+            b = (vs or {}).get(base) or {}
+            need(all(b.get(k) == c.get(k) for k in ("n", "median", "lo", "hi", "verdict")),
+                 name, "vs", base, b, "!= its comparison", c)
         for k in ("voluntary_ctxsw_per_kiter", "involuntary_ctxsw_per_kiter",
                   "cpu_s_per_kiter"):
             need(isinstance(m.get(k), (int, float)), name, k, "missing")

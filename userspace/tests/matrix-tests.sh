@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Host tests of make matrix's driver (scripts/matrix.py: resume, the
+# resolution loop, the cell record) and of the verdict table
+# (scripts/matrix-judge.py), on synthetic inputs: a fake futex_lock
+# (tests/fake_futex_lock.py, figures a function of its arguments) and
+# hand-written cell records.  No lock is taken, nothing is timed, no test
+# asserts a speed.  Every check is also run once against a deliberately
+# broken driver (FL_MATRIX_MUTANT, FL_JUDGE_MUTANT) or a broken input, where
+# it must fail: "fails against ..." below.  TAP; last line "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+PY=${PYTHON:-python3}
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+MX=scripts/matrix.py
+JUDGE=scripts/matrix-judge.py
+FAKE=$PWD/tests/fake_futex_lock.py
+pass=0 fail=0 n=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+ok()  { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $*"; }
+nok() { n=$((n+1)); fail=$((fail+1)); echo "not ok $n - $*"; }
+# holds NAME CHECK...: the check passes; fails MUTANT-DESC CHECK...: it must not
+holds() { local d=$1; shift; if "$@" >"$TMP/why" 2>&1; then ok "$d"; else nok "$d"; sed 's/^/# /' "$TMP/why"; fi; }
+fails() { local d=$1; shift; if "$@" >/dev/null 2>&1; then nok "$d"; else ok "$d"; fi; }
+
+echo "TAP version 13"
+
+# run the driver on a small grid with the fake: DIR, then extra env
+mx() {
+	local d=$1; shift
+	env FL_MATRIX_FL="$FAKE" FL_MATRIX_OUT="$d" FL_MATRIX_CELLS="$d/cells" \
+		FL_MATRIX_LABEL=test FL_MATRIX_ENV="synthetic (fake futex_lock)" \
+		FL_MATRIX_HOLD=0 FL_MATRIX_OUTSIDE=0 FL_MATRIX_REPEAT=5 \
+		FL_MATRIX_DURATION=0.1 FAKE_LOG="$d/calls" FAKE_AA_K=0.01 "$@" \
+		"$PY" "$MX" >"$d/out" 2>&1
+}
+calls() { [ -f "$1/calls" ] && wc -l <"$1/calls" || echo 0; }
+field() { "$PY" -c 'import json,sys; c=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@"; }
+
+# --- resume: a run stopped at a failing cell keeps the cells done; the
+# rerun runs only the missing cell ---
+resume_check() {
+	local d=$TMP/resume-$1; shift
+	rm -rf "$d"; mkdir -p "$d"
+	mx "$d" FL_MATRIX_THREADS="1 2 3" FAKE_FAIL=t2-h0-w0 "$@" && return 1	# must exit 1
+	[ -f "$d/cells/t1-h0-w0.json" ] && [ -f "$d/cells/t3-h0-w0.json" ] &&
+		[ ! -e "$d/cells/t2-h0-w0.json" ] || { echo "cells after the failed run: $(ls "$d/cells")"; return 1; }
+	: >"$d/calls"
+	mx "$d" FL_MATRIX_THREADS="1 2 3" "$@" || { cat "$d/out"; return 1; }
+	[ "$(cat "$d/calls")" = "2 0 0 5 0.1" ] || { echo "calls of the rerun:"; cat "$d/calls"; return 1; }
+	grep -q 'done before (resolved)' "$d/out" && [ -f "$d/cells/t2-h0-w0.json" ]
+}
+holds "resume: a failed cell leaves the others recorded; the rerun runs only it" resume_check ok
+fails "resume check fails against a driver that does not resume (mutant no-resume)" \
+	resume_check mut FL_MATRIX_MUTANT=no-resume
+
+# a record that is half-written, not JSON or not complete is not a done cell
+partial_check() {
+	local d=$TMP/partial-$1 bad=$2; shift 2
+	rm -rf "$d"; mkdir -p "$d"
+	mx "$d" FL_MATRIX_THREADS="1 2" "$@" || return 1
+	printf '%s' "$bad" >"$d/cells/t1-h0-w0.json"
+	: >"$d/calls"
+	mx "$d" FL_MATRIX_THREADS="1 2" "$@" || return 1
+	[ "$(cat "$d/calls")" = "1 0 0 5 0.1" ] || { echo "calls:"; cat "$d/calls"; return 1; }
+}
+holds "resume: a truncated record is redone" partial_check trunc '{"schema": "fl-matrix-cell/1", "compl'
+holds "resume: a record without complete=true is redone" partial_check incomplete '{"schema": "fl-matrix-cell/1", "complete": false}'
+fails "partial check fails against an input that is a complete record (nothing to redo)" \
+	partial_check good "$(cat "$TMP/resume-ok/cells/t1-h0-w0.json")"
+
+# FL_MATRIX_REDO=unresolved reruns only the unresolved cells; =1 all
+redo_check() {
+	local d=$TMP/redo-$1 want=$2; shift 2
+	rm -rf "$d"; mkdir -p "$d"
+	mx "$d" FL_MATRIX_THREADS="1 2" FL_MATRIX_MAX_REPEAT=5 FL_MATRIX_MAX_DURATION=0.1 || return 1
+	# t2 unresolved: rewrite its record as such
+	"$PY" - "$d/cells/t2-h0-w0.json" <<-'EOF' || return 1
+	import json, sys
+	c = json.load(open(sys.argv[1])); c["resolved"] = False
+	json.dump(c, open(sys.argv[1], "w"))
+	EOF
+	: >"$d/calls"
+	mx "$d" FL_MATRIX_THREADS="1 2" "$@" || return 1
+	[ "$(cut -d' ' -f1 "$d/calls" | tr '\n' ' ')" = "$want" ] || { echo "calls:"; cat "$d/calls"; return 1; }
+}
+holds "FL_MATRIX_REDO=unresolved reruns only the unresolved cell" redo_check u "2 " FL_MATRIX_REDO=unresolved
+holds "FL_MATRIX_REDO=1 reruns every cell" redo_check a "1 2 " FL_MATRIX_REDO=1
+holds "no FL_MATRIX_REDO: nothing is rerun" redo_check z "" 
+fails "redo check fails when the wrong cells are expected (input: the resolved cell)" \
+	redo_check w "1 " FL_MATRIX_REDO=unresolved
+
+# --- the resolution loop: R doubled, then D, until the A/A interval lies
+# within [0.95, 1.05] (fake: 1 +- 0.06/sqrt(R*D)) ---
+resolve_check() {
+	local d=$TMP/resolve-$1; shift
+	rm -rf "$d"; mkdir -p "$d"
+	mx "$d" FL_MATRIX_THREADS=2 FL_MATRIX_MAX_REPEAT=20 FL_MATRIX_MAX_DURATION=0.4 FAKE_AA_K=0.06 "$@" || return 1
+	local f=$d/cells/t2-h0-w0.json
+	[ "$(tr '\n' ';' <"$d/calls")" = "2 0 0 5 0.1;2 0 0 10 0.1;2 0 0 10 0.2;" ] || { echo "calls:"; cat "$d/calls"; return 1; }
+	[ "$(field "$f" 'c["resolved"], c["n"], c["duration_s"], len(c["attempts"]), [a["resolved"] for a in c["attempts"]]')" \
+		= "(True, 10, 0.2, 3, [False, False, True])" ] || { field "$f" 'c["attempts"]'; return 1; }
+}
+holds "resolution: R 5->10, then D 0.1->0.2, stops when the A/A interval is within [0.95, 1.05]" resolve_check ok
+fails "resolution check fails against a driver that never extends (mutant no-extend)" \
+	resolve_check mut FL_MATRIX_MUTANT=no-extend
+
+unresolved_check() {
+	local d=$TMP/unres-$1; shift
+	rm -rf "$d"; mkdir -p "$d"
+	mx "$d" FL_MATRIX_THREADS=2 FL_MATRIX_MAX_REPEAT=10 FL_MATRIX_MAX_DURATION=0.1 FAKE_AA_K=0.06 "$@" || return 1
+	local f=$d/cells/t2-h0-w0.json
+	[ "$(calls "$d")" = 2 ] || { cat "$d/calls"; return 1; }
+	[ "$(field "$f" 'c["resolved"], c["n"], c["duration_s"], c["aa_width"], c["aa"]["lo"], c["aa"]["hi"]')" \
+		= "(False, 10, 0.1, 0.12, 0.94, 1.06)" ] || { field "$f" 'c["aa"], c["aa_width"], c["resolved"]'; return 1; }
+	grep -q 'UNRESOLVED (R=10 D=0.1s A/A width 0.12)' "$d/out"
+}
+holds "resolution: at the caps (R 10, D 0.1) the cell is recorded unresolved with its A/A interval and width" unresolved_check ok
+fails "unresolved check fails against a driver that calls every A/A resolved (mutant resolve-always)" \
+	unresolved_check mut FL_MATRIX_MUTANT=resolve-always
+
+# --- the record: per mode the engine's ratio, interval, verdict and "vs";
+# kernel counters summed per mode and per 1000 iterations ---
+record_check() {
+	local d=$TMP/rec-$1; shift
+	rm -rf "$d"; mkdir -p "$d"
+	mx "$d" FL_MATRIX_THREADS=2 FAKE_AA_K=0.01 "$@" || return 1
+	local f=$d/cells/t2-h0-w0.json
+	[ "$(field "$f" 'c["schema"], c["complete"], c["threads"], c["hold_loops"], c["outside_loops"], c["baseline"]')" \
+		= "('fl-matrix-cell/1', True, 2, 0, 0, 'futex_lock')" ] || return 1
+	[ "$(field "$f" '[c["modes"]["adaptive"][k] for k in ("ratio", "ratio_lo", "ratio_hi", "verdict")]')" \
+		= "[1.3, 1.2, 1.4, 'faster']" ] || return 1
+	[ "$(field "$f" 'c["modes"]["adaptive"]["vs"]["pthread"]["median"], c["modes"]["adaptive"]["vs"]["pthread"]["verdict"]')" \
+		= "(1.1, 'faster')" ] || return 1
+	[ "$(field "$f" 'c["modes"]["adaptive"]["kernel_counters"]["per_kiter"]["spin_attempts"], c["modes"]["futex_lock"]["kernel_counters"]["per_kiter"]["sleeps"], c["modes"]["adaptive"]["kernel_counters"]["runs"]')" \
+		= "(10.0, 7.0, 5)" ] || { field "$f" 'c["modes"]["adaptive"]["kernel_counters"]'; return 1; }
+	[ -f "$d/cells/$(field "$f" 'c["futex_lock_json"]')" ] && [ -f "$d/matrix-test.csv" ] &&
+		tr -d '\r' <"$d/matrix-test.csv" | grep -q ',1,0.0282,5,0.1$'
+}
+holds "record: ratio, interval, verdict, vs and kernel counters per mode; futex_lock's JSON kept; CSV has resolved, width, R, D" record_check ok
+fails "record check fails against a futex_lock JSON without kernel counters (broken input)" \
+	record_check nok FAKE_NO_KSTATS=1
+
+# --- the verdict table on hand-written records ---
+J=$TMP/judge
+mkdir -p "$J/good" "$J/bad"
+"$PY" - "$J" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+def cell(t, h, w, res, ad, vs_best, aa=(0.97, 1.03), ncpus=2, meds=None):
+    meds = meds or {"pthread": 100.0, "pthread-adaptive": 90.0, "waitwake": 80.0}
+    modes = {"futex_lock": {"mode": "futex_lock", "baseline": True, "available": True,
+                            "median_kiter_s": 100.0, "ratio": 1, "verdict": "baseline",
+                            "kernel_counters": {"runs": 2, "iterations": 2000,
+                                                "per_kiter": {"sleeps": 7.0}, "total": {"sleeps": 14}}},
+             "adaptive": {"mode": "adaptive", "available": True, "median_kiter_s": 100.0 * ad[0],
+                          "ratio": ad[0], "ratio_lo": ad[1], "ratio_hi": ad[2], "verdict": ad[3],
+                          "vs": {"pthread": None, "pthread-adaptive": None, "waitwake": None},
+                          "kernel_counters": {"runs": 2, "iterations": 2000,
+                                              "per_kiter": {"spin_attempts": 10.0, "sleeps": 5.0},
+                                              "total": {}}}}
+    for m, v in meds.items():
+        modes[m] = {"mode": m, "available": True, "median_kiter_s": v}
+    best = max(meds, key=meds.get)
+    modes["adaptive"]["vs"][best] = {"n": 10, "median": vs_best[0], "lo": vs_best[1],
+                                     "hi": vs_best[2], "verdict": vs_best[3]}
+    return {"schema": "fl-matrix-cell/1", "complete": True, "threads": t, "hold_loops": h,
+            "outside_loops": w, "label": "synthetic", "environment": "synthetic", "cpu": "none",
+            "ncpus": ncpus, "kernel": "none", "resolved": res, "aa_band": [0.95, 1.05], "n": 10,
+            "duration_s": 0.2, "aa": {"n": 10, "median": 1.0, "lo": aa[0], "hi": aa[1]},
+            "aa_width": round(aa[1] - aa[0], 4), "modes": modes,
+            "kernel_stats_before": {"spin_max_ns": 100000, "sleeps": 99}}
+def put(sub, c):
+    json.dump(c, open(os.path.join(d, sub, "t%d-h%d-w%d.json" % (c["threads"], c["hold_loops"], c["outside_loops"])), "w"))
+# a set where the goal holds
+put("good", cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (1.10, 1.05, 1.20, "faster")))
+put("good", cell(2, 1000, 0, True, (1.28, 1.25, 1.35, "faster"), (1.00, 0.97, 1.03, "indistinguishable")))
+put("good", cell(8, 0, 0, True, (0.98, 0.96, 0.99, "slower"), (0.5, 0.4, 0.6, "slower")))  # median >= 0.97; 8 > 2 CPUs
+# the broken set: shown slower, unresolved, a mainline loss
+put("bad", cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (0.90, 0.85, 0.93, "slower")))
+put("bad", cell(8, 0, 0, True, (0.90, 0.85, 0.93, "slower"), (1, 1, 1, "faster")))
+put("bad", cell(8, 1000, 0, False, (1.0, 0.9, 1.1, "indistinguishable"), (1, 1, 1, "faster"), aa=(0.90, 1.12)))
+open(os.path.join(d, "bad", "t3-h0-w0.json"), "w").write('{"schema": "fl-matrix-')
+EOF
+"$PY" "$JUDGE" --counters "$J/good" >"$J/good.out" 2>&1; good_rc=$?
+"$PY" "$JUDGE" --counters "$J/bad" >"$J/bad.out" 2>&1; bad_rc=$?
+FL_JUDGE_MUTANT=no-median-rule "$PY" "$JUDGE" "$J/good" >"$J/mut.out" 2>&1
+
+judge_good() {
+	local o=$1
+	grep -q '^resolved: 3 of 3 cells$' "$o" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK: 0$' "$o" &&
+	grep -q '^ADAPTIVE slower than the best mainline lock beyond the A/A band (threads <= CPUs): 0$' "$o" &&
+	grep -q 'h0 1.30 \[1.26-1.40\] held, h1000 1.28 \[1.25-1.35\] held' "$o" &&
+	grep -qE '^8 +0 +0 .*0.98 \[0.96-0.99\] +slower +no +\(thr>CPUs\)' "$o" &&
+	grep -qE '^2 +0 +0 .* pthread +1.10 \[1.05-1.20\] +faster' "$o" &&
+	grep -q '^issue 17 goal on these 3 cells: MET$' "$o"
+}
+holds "judge: a set that meets the goal (a slower verdict at median 0.98 is not 'shown slower'; threads > CPUs: no mainline column)" judge_good "$J/good.out"
+fails "judge check fails against a judge without the 0.97 median rule (mutant no-median-rule)" judge_good "$J/mut.out"
+fails "judge check fails on the broken set (shown slower, unresolved, mainline loss)" judge_good "$J/bad.out"
+
+judge_bad() {
+	local o=$1
+	grep -q '^resolved: 2 of 3 cells; unresolved (A/A width): t8/h1000/w0 (0.22)$' "$o" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK: 1: t8/h0/w0 0.90 \[0.85-0.93\]$' "$o" &&
+	grep -q 'threads <= CPUs): 1: t2/h0/w0 vs pthread 0.90 \[0.85-0.93\]$' "$o" &&
+	grep -q 'not a complete cell record (ignored): .*t3-h0-w0.json' "$o" &&
+	grep -q '^issue 17 goal on these 3 cells: NOT MET$' "$o"
+}
+holds "judge: the broken set: unresolved cell with its width, shown slower, loss to the best mainline lock, a torn record ignored" judge_bad "$J/bad.out"
+fails "judge-bad check fails on the good set" judge_bad "$J/good.out"
+
+counters_ok() {
+	grep -q 'adaptive   per 1000 iterations (2 runs): sleeps 5, spin_attempts 10' "$1" &&
+	grep -q 'futex_lock per 1000 iterations (2 runs): sleeps 7' "$1" &&
+	grep -q 'did not move here; .*: spin_max_ns 100000$' "$1"
+}
+holds "judge --counters: every counter per mode per 1000 iterations, unmoved values from the stats file" counters_ok "$J/good.out"
+fails "counters check fails without --counters (input: the mutant's table)" counters_ok "$J/mut.out"
+
+strict() {
+	"$PY" "$JUDGE" --strict "$J/good" >/dev/null && ! "$PY" "$JUDGE" --strict "$J/bad" >/dev/null &&
+		[ $good_rc = 0 ] && [ $bad_rc = 0 ]
+}
+holds "judge exit: 0 for a report; --strict: 0 when the goal holds, 1 when not" strict
+"$PY" "$JUDGE" "$TMP/nonexistent" >/dev/null 2>&1
+holds "judge exit 2 with no cell record" test $? = 2
+"$PY" "$JUDGE" --bogus "$J/good" >/dev/null 2>&1
+holds "judge exit 2 on an unknown option" test $? = 2
+
+echo "1..$n"
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
