@@ -99,8 +99,8 @@ run() {
 	shift 2
 	rm -f "$TMP/ru"
 	case $m in
-	glibc*) timeout "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
-	*) timeout "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
+	glibc*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
+	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
 		"$@" >"$o" 2>&1 ;;
 	esac
 }
@@ -194,7 +194,7 @@ prog_memcached() {
 	if [ ! -S "$sock" ]; then
 		WHY="memcached did not start"
 	else
-		timeout "$GUARD" memcslap --servers="$sock" --test=get --concurrency=4 \
+		timeout -k 10 "$GUARD" memcslap --servers="$sock" --test=get --concurrency=4 \
 			--execute-number="$MC_OPS" --initial-load=1000 >"$TMP/o" 2>&1
 		rc=$?
 		while IFS= read -r l; do
@@ -203,7 +203,7 @@ prog_memcached() {
 				s=$(( 10#${BASH_REMATCH[2]}${BASH_REMATCH[3]} ))
 			fi
 		done <"$TMP/o"
-		timeout 60 memcstat --servers="$sock" >"$TMP/mcstat" 2>&1
+		timeout -k 10 60 memcstat --servers="$sock" >"$TMP/mcstat" 2>&1
 		gets=$(mcstat cmd_get) hits=$(mcstat get_hits)
 		OPS=${k:-0}
 		[ -n "$k" ] && [ "${s:-0}" -gt 0 ] && [ "$k" -gt 0 ] && VAL=$(( k * 1000 / s ))
