@@ -13,8 +13,13 @@
  * per repetition, in a random order); VALUE the program's own figure of
  * merit, or "failed" (anything that is not a positive number is a failed
  * run); NAME=NUMBER per-run extras (kernel counter deltas and context
- * switches per program op), printed as medians.  Lines starting with '#'
- * are comments.
+ * switches per program op), printed as medians; names starting with "k_"
+ * (every kernel debugfs counter, raw) go to the JSON only.  Lines starting
+ * with '#' are comments.  "@stats MODE ok|failed [NAME=NUMBER...]" is the
+ * untimed FUTEXLOCK_PRELOAD_STATS=1 run of a preloaded mode (apps.sh): a
+ * "failed" one (the preload converted no mutex, or locked nothing) makes
+ * the mode failed; its numbers give the lock/unlock syscall ratio table
+ * (FUTEX_LOCK per acquisition, FUTEX_UNLOCK per unlock) and "stats_run".
  *
  * Output: per program a table, per mode the median figure, the median of
  * the per-repetition ratios to glibc with its 95% bootstrap interval and
@@ -33,7 +38,8 @@
 
 #define MAXM 8
 #define MAXR 200
-#define MAXX 10
+#define MAXX 64
+#define MAXS 24
 #define MAXP 16
 
 struct prog {
@@ -41,7 +47,11 @@ struct prog {
 	char mname[MAXM][32], xname[MAXX][40];
 	double val[MAXM][MAXR], xv[MAXM][MAXX][MAXR];
 	int nfail[MAXM];
-	int nm, nx, maxrep;
+	/* the @stats run of each mode: have, ok, values by sname */
+	char sname[MAXS][40];
+	double sv[MAXM][MAXS];
+	bool shave[MAXM], sfailed[MAXM];
+	int nm, nx, ns, maxrep;
 	struct fl_ratio_ci ci[MAXM];
 	bool failed[MAXM];
 };
@@ -81,9 +91,50 @@ static int x_idx(struct prog *p, const char *s)
 	return p->nx++;
 }
 
+static int s_idx(struct prog *p, const char *s)
+{
+	for (int i = 0; i < p->ns; i++)
+		if (!strcmp(p->sname[i], s))
+			return i;
+	if (p->ns == MAXS)
+		return -1;
+	snprintf(p->sname[p->ns], sizeof(p->sname[0]), "%s", s);
+	return p->ns++;
+}
+
+/* "@stats MODE ok|failed NAME=NUMBER...": MODE, ST, the rest in *save */
+static int read_stats(struct prog *p, const char *mode, const char *st, char **save)
+{
+	char *t;
+	int m;
+
+	if (!mode || !st || (strcmp(st, "ok") && strcmp(st, "failed")))
+		return -1;
+	m = mode_idx(p, mode);
+	if (m < 0 || p->shave[m])
+		return -1;
+	p->shave[m] = true;
+	p->sfailed[m] = strcmp(st, "ok") != 0;
+	while ((t = strtok_r(NULL, " \t\n", save))) {
+		char *eq = strchr(t, '='), *end;
+		int k;
+
+		if (!eq)
+			return -1;
+		*eq = '\0';
+		k = s_idx(p, t);
+		if (k < 0)
+			return -1;
+		p->sv[m][k] = strtod(eq + 1, &end);
+		if (*end || end == eq + 1)
+			return -1;
+	}
+	return 0;
+}
+
 static int read_runs(struct prog *p, FILE *in)
 {
-	char line[1024];
+	char line[8192];
 
 	/* the baseline and the A/A control first, the rest in input order */
 	mode_idx(p, "glibc");
@@ -97,6 +148,11 @@ static int read_runs(struct prog *p, FILE *in)
 
 		if (!mode || *mode == '#')
 			continue;
+		if (!strcmp(mode, "@stats")) {
+			if (read_stats(p, rep, v, &save))
+				return -1;
+			continue;
+		}
 		if (!rep || !v)
 			return -1;
 		m = mode_idx(p, mode);
@@ -135,7 +191,7 @@ static void compare(struct prog *p)
 
 		memset(r, 0, sizeof(*r));
 		r->better = better;
-		p->failed[m] = p->nfail[m] || p->nfail[base];
+		p->failed[m] = p->nfail[m] || p->sfailed[m] || p->nfail[base];
 		if (m == base) {
 			r->verdict = p->failed[m] ? FL_FAILED : FL_NO_DATA;
 			continue;
@@ -146,13 +202,51 @@ static void compare(struct prog *p)
 	}
 }
 
+/* a raw kernel counter (k_NAME): JSON only */
+static bool kernel_raw(struct prog *p, int k)
+{
+	return !strncmp(p->xname[k], "k_", 2);
+}
+
+static double sget(struct prog *p, int m, const char *name)
+{
+	for (int k = 0; k < p->ns; k++)
+		if (!strcmp(p->sname[k], name))
+			return p->sv[m][k];
+	return NAN;
+}
+
+/* the lock/unlock syscall ratio, from the @stats runs */
+static void stats_text(struct prog *p)
+{
+	bool any = false;
+
+	for (int m = 0; m < p->nm; m++)
+		any |= p->shave[m];
+	if (!any)
+		return;
+	printf("lock/unlock syscall ratio (one untimed FUTEXLOCK_PRELOAD_STATS=1 run per mode; syscalls: kernel, locks: preload)\n");
+	printf("%-10s %-7s %10s %10s %14s %18s %-s\n", "mode", "stats", "converted", "acq/op",
+	       "lock_sys/acq", "unlock_sys/unlock", "preload = kernel counts");
+	for (int m = 0; m < p->nm; m++) {
+		if (!p->shave[m])
+			continue;
+		printf("%-10s %-7s %10.0f %10.4g %14.4g %18.4g %s\n", p->mname[m],
+		       p->sfailed[m] ? "FAILED" : "ok", sget(p, m, "converted"),
+		       sget(p, m, "acq/op"), sget(p, m, "lock_sys/acq"),
+		       sget(p, m, "unlock_sys/unlock"),
+		       sget(p, m, "agree") == 1.0 ? "yes" : "NO (see the .runs file)");
+	}
+}
+
 static void text(struct prog *p)
 {
 	int base = mode_idx(p, "glibc");
 
 	printf("%-10s %12s  %-22s %-18s", "mode", "median", "ratio 95% CI", "verdict");
 	for (int k = 0; k < p->nx; k++)
-		printf(" %14s", p->xname[k]);
+		if (!kernel_raw(p, k))
+			printf(" %14s", p->xname[k]);
 	printf("\n");
 	for (int m = 0; m < p->nm; m++) {
 		char ci[64], med[32];
@@ -161,7 +255,7 @@ static void text(struct prog *p)
 			snprintf(ci, sizeof(ci), "1 (baseline)");
 		else
 			fl_ci_str(&p->ci[m], ci, sizeof(ci));
-		if (p->nfail[m])
+		if (p->nfail[m] || p->sfailed[m])
 			snprintf(med, sizeof(med), "failed");
 		else
 			snprintf(med, sizeof(med), "%.2f", fl_median(p->val[m], p->maxrep));
@@ -170,16 +264,22 @@ static void text(struct prog *p)
 		for (int k = 0; k < p->nx; k++) {
 			double x = fl_median(p->xv[m][k], p->maxrep);
 
-			printf(x >= 1000.0 ? " %14.0f" : " %14.4g", x);
+			if (!kernel_raw(p, k))
+				printf(x >= 1000.0 ? " %14.0f" : " %14.4g", x);
 		}
 		printf("\n");
 	}
-	for (int m = 0; m < p->nm; m++)
+	for (int m = 0; m < p->nm; m++) {
 		if (p->nfail[m])
 			printf("%s: %d of %d runs FAILED (no figure; see the .runs file)\n",
 			       p->mname[m], p->nfail[m], p->maxrep);
+		if (p->sfailed[m])
+			printf("%s: its FUTEXLOCK_PRELOAD_STATS=1 run FAILED (the preload did not engage; see the .runs file)\n",
+			       p->mname[m]);
+	}
 	printf("(%d paired repetitions; %s is better; ratio = mode / glibc per repetition)\n",
 	       p->maxrep, fl_better_name(better));
+	stats_text(p);
 }
 
 static void json(struct prog *p)
@@ -198,7 +298,7 @@ static void json(struct prog *p)
 		printf(", \"aa\": %s, \"baseline\": %s, \"failed\": %s, \"failed_runs\": %d, ",
 		       m == aa ? "true" : "false", m == base ? "true" : "false",
 		       p->failed[m] ? "true" : "false", p->nfail[m]);
-		if (p->nfail[m])
+		if (p->nfail[m] || p->sfailed[m])
 			printf("\"value_median\": null, ");
 		else
 			printf("\"value_median\": %.6g, ", fl_median(p->val[m], p->maxrep));
@@ -224,7 +324,19 @@ static void json(struct prog *p)
 				printf("%s%.6g", r ? ", " : "", p->xv[m][k][r]);
 			printf("]");
 		}
-		printf("}}");
+		printf("}, \"stats_run\": ");
+		if (!p->shave[m]) {
+			printf("null");
+		} else {
+			printf("{\"status\": \"%s\"", p->sfailed[m] ? "failed" : "ok");
+			for (int k = 0; k < p->ns; k++) {
+				printf(", ");
+				fl_json_str(stdout, p->sname[k]);
+				printf(": %.6g", p->sv[m][k]);
+			}
+			printf("}");
+		}
+		printf("}");
 	}
 	printf("]}");
 }

@@ -18,10 +18,27 @@
 #                      $APPS_RESULTS/apps-<label>.{txt,json}
 #   apps.sh --smoke [PROGRAM]   make check's smoke (TAP): PROGRAM (default
 #                      cache_bench) once under lock and once under adaptive,
-#                      short; asserts completion, the program's own output
-#                      check and that the kernel counted FUTEX_LOCK /
-#                      FUTEX_LOCK_ADAPTIVE syscalls; never a speed
+#                      short, with FUTEXLOCK_PRELOAD_STATS=1; asserts
+#                      completion, the program's own output check and the
+#                      preload's own account (it converted mutexes, locked
+#                      through them, and its syscall counts equal the
+#                      kernel's debugfs deltas); never a speed
+#   apps.sh --judge-stats MODE OPS K0 K1 OUTPUT   (tests) judge the
+#                      FUTEXLOCK_PRELOAD_STATS=1 lines of OUTPUT against the
+#                      kernel stats files K0 (before) and K1 (after): prints
+#                      the "@stats" line of a .runs file; exit 1 if failed
 #   apps.sh --help
+#
+# Per program, before the timed repetitions, one untimed run per preloaded
+# mode with FUTEXLOCK_PRELOAD_STATS=1 (its "@stats" line in the .runs file):
+# a mode whose preload converted no mutex or locked nothing through it is
+# "failed" (it would have measured glibc).  The same run gives the lock/unlock
+# syscall ratio: FUTEX_LOCK(_ADAPTIVE) syscalls per lock acquisition and
+# FUTEX_UNLOCK syscalls per unlock (syscalls: the kernel's debugfs deltas;
+# acquisitions and unlocks: the preload's counts), and whether the preload's
+# own syscall counts equal the kernel's.  Every timed run records the delta of
+# every line of the kernel's debugfs stats file (k_NAME, raw; lost_max,
+# handoff_threshold and spin_max_ns are values at the end, not deltas).
 #
 # Programs (APPS, default all five; figure of merit, higher is better):
 #   cache_bench       RocksDB cache_bench, one LRU shard (one hot mutex):
@@ -70,18 +87,33 @@ case ${1:-} in
 --smoke)
 	smoke=1
 	SMOKE_PROG=${2:-cache_bench} ;;
+--judge-stats)
+	[ $# -eq 6 ] || { echo "usage: apps.sh --judge-stats MODE OPS K0 K1 OUTPUT" >&2; exit 2; }
+	smoke=judge ;;
 "") ;;
 *)
 	echo "usage: apps.sh [--smoke [PROGRAM]] [--help]" >&2
 	exit 2 ;;
 esac
-[ $# -le $((smoke + 1)) ] || { echo "usage: apps.sh [--smoke [PROGRAM]] [--help]" >&2; exit 2; }
+[ $smoke = judge ] || [ $# -le $((smoke + 1)) ] || { echo "usage: apps.sh [--smoke [PROGRAM]] [--help]" >&2; exit 2; }
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 kval() { local l; while IFS= read -r l; do [ "${l%%:*}" = "$1" ] && { echo "${l##* }"; return; }; done <"$2"; echo 0; }
 kd() { echo $(( $(kval "$1" "$TMP/k1") - $(kval "$1" "$TMP/k0") )); }
+# kall: " k_NAME=DELTA" for every line of the kernel's stats file (the three
+# that are settings or a high-water mark: their value at the end)
+kall() {
+	local n v
+	while IFS=': ' read -r n v; do
+		[[ $n =~ ^[a-z_]+$ && $v =~ ^[0-9]+$ ]] || continue
+		case $n in
+		lost_max | handoff_threshold | spin_max_ns) printf ' k_%s=%s' "$n" "$v" ;;
+		*) printf ' k_%s=%s' "$n" $((v - $(kval "$n" "$TMP/k0"))) ;;
+		esac
+	done <"$TMP/k1"
+}
 # fdiv A B: A / B with 6 decimals (bash integers)
 fdiv() {
 	local q
@@ -101,7 +133,7 @@ run() {
 	case $m in
 	glibc*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
 	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
-		"$@" >"$o" 2>&1 ;;
+		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" "$@" >"$o" 2>&1 ;;
 	esac
 }
 
@@ -182,7 +214,7 @@ prog_memcached() {
 	glibc*) "$AR" -o "$TMP/ru" -- memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 \
 		>"$TMP/srv" 2>&1 & ;;
 	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
-		memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 >"$TMP/srv" 2>&1 & ;;
+		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 >"$TMP/srv" 2>&1 & ;;
 	esac
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
@@ -263,12 +295,79 @@ one_run() {
 	LINE="ops=$OPS lock_sys/op=$(fdiv "$LSYS" "$OPS") unlock_sys/op=$(fdiv "$USYS" "$OPS")"
 	LINE+=" sleeps/op=$(fdiv "$(kd sleeps)" "$OPS") spins/op=$(fdiv "$(kd spin_attempts)" "$OPS")"
 	LINE+=" spin_acq/op=$(fdiv "$(kd spin_acquired)" "$OPS") csw/op=$(fdiv "$csw" "$OPS")"
+	LINE+=" lost/op=$(fdiv "$(kd lost_after_wake)" "$OPS")"
+	LINE+=" stop_sleep/op=$(fdiv "$(kd spin_stop_owner_sleeping)" "$OPS")"
+	LINE+=" stop_resched/op=$(fdiv "$(kd spin_stop_need_resched)" "$OPS")"
+	LINE+=" stop_vcpu/op=$(fdiv "$(kd spin_stop_vcpu_preempted)" "$OPS")"
+	LINE+=" stop_other/op=$(fdiv $(( $(kd spin_stop_signal) + $(kd spin_stop_timeout) + \
+		$(kd spin_stop_owner_gone) + $(kd spin_stop_fault) )) "$OPS")"
+	LINE+=$(kall)
 	if [ -n "$WHY" ]; then
 		LINE="failed $LINE"
 	else
 		LINE="$VAL $LINE"
 	fi
 }
+
+# stats_judge MODE OPS K0 K1 OUTPUT: the FUTEXLOCK_PRELOAD_STATS=1 lines of
+# OUTPUT (summed over the processes that printed them) against the kernel's
+# counters K0 -> K1.  Prints "@stats MODE ok|failed NAME=NUMBER..." and, if
+# it failed, a "# MODE stats run failed: WHY" line; status 1 if failed.
+# Failed: no stats lines, a process in another mode, no mutex converted, no
+# lock taken through the preload.  agree=1: the preload's lock syscalls equal
+# the kernel's delta of the mode's op, the other op's delta is 0, and its
+# unlock syscalls plus probes equal the kernel's FUTEX_UNLOCK delta.
+stats_judge() {
+	local m=$1 ops=$2 k0=$3 k1=$4 o=$5 l why= st=ok agree=1
+	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 own other kunl op=lock_syscalls
+	local re_p='futexlock-preload: stats: pid [0-9]+ mode ([a-z]+) '
+	local re_c='futexlock-preload: stats: converted mutexes: normal ([0-9]+)\+([0-9]+) recursive ([0-9]+)\+([0-9]+) errorcheck ([0-9]+)\+([0-9]+) adaptive ([0-9]+)\+([0-9]+) '
+	local re_l='futexlock-preload: stats: lock fast ([0-9]+) slow ([0-9]+) lock-syscalls ([0-9]+) trylock-busy [0-9]+ unlock fast ([0-9]+) unlock-syscalls ([0-9]+) probe-syscalls ([0-9]+)$'
+	local -a b
+	while IFS= read -r l; do
+		if [[ $l =~ $re_p ]]; then
+			np=$((np + 1))
+			[ "${BASH_REMATCH[1]}" = "$m" ] || bad=$((bad + 1))
+		elif [[ $l =~ $re_c ]]; then
+			b=("${BASH_REMATCH[@]}")
+			convn=$((convn + b[1] + b[2]))
+			conv=$((conv + b[1] + b[2] + b[3] + b[4] + b[5] + b[6] + b[7] + b[8]))
+		elif [[ $l =~ $re_l ]]; then
+			b=("${BASH_REMATCH[@]}")
+			fast=$((fast + b[1])) slow=$((slow + b[2])) pls=$((pls + b[3]))
+			uf=$((uf + b[4])) pus=$((pus + b[5])) probes=$((probes + b[6]))
+		fi
+	done <"$o"
+	[ "$m" = adaptive ] && op=lock_adaptive_syscalls
+	own=$(( $(kval $op "$k1") - $(kval $op "$k0") ))
+	other=$(( $(kval lock_syscalls "$k1") + $(kval lock_adaptive_syscalls "$k1") -
+		$(kval lock_syscalls "$k0") - $(kval lock_adaptive_syscalls "$k0") - own ))
+	kunl=$(( $(kval unlock_syscalls "$k1") - $(kval unlock_syscalls "$k0") ))
+	if [ $np -eq 0 ]; then
+		why="no FUTEXLOCK_PRELOAD_STATS lines: the preload did not run (or no process exited through exit())"
+	elif [ $bad -gt 0 ]; then
+		why="$bad of $np processes ran in another mode than $m"
+	elif [ $conv -eq 0 ]; then
+		why="the preload converted no mutex: the program ran on glibc"
+	elif [ $((fast + slow)) -eq 0 ]; then
+		why="no mutex was locked through the preload"
+	fi
+	[ -z "$why" ] || st=failed
+	[ $pls -eq $own ] && [ $other -eq 0 ] && [ $((pus + probes)) -eq $kunl ] || agree=0
+	echo "@stats $m $st procs=$np converted=$conv converted_normal=$convn acq=$((fast + slow))" \
+		"lock_slow=$slow unlocks=$((uf + pus)) pl_lock_sys=$pls k_lock_sys=$own k_other_lock_sys=$other" \
+		"pl_unlock_sys=$pus probes=$probes k_unlock_sys=$kunl agree=$agree ops=$ops" \
+		"acq/op=$(fdiv $((fast + slow)) "$ops") lock_sys/acq=$(fdiv "$own" $((fast + slow)))" \
+		"unlock_sys/unlock=$(fdiv $((kunl - probes > 0 ? kunl - probes : 0)) $((uf + pus)))"
+	[ -z "$why" ] || { echo "# $m stats run failed: $why"; return 1; }
+}
+# the named field of an "@stats" line
+sfield() { local w; for w in $1; do [ "${w%%=*}" = "$2" ] && { echo "${w#*=}"; return; }; done; echo 0; }
+
+if [ $smoke = judge ]; then
+	stats_judge "$2" "$3" "$4" "$5" "$6"
+	exit
+fi
 
 "$U/build/futex_lock" --probe >/dev/null 2>&1 && [ -r $KS ] || {
 	echo "apps.sh: this kernel has no FUTEX_LOCK or no $KS: run it in the guest (make apps)" >&2
@@ -280,7 +379,8 @@ done
 
 if [ $smoke = 1 ]; then
 	# make check: one program, both modes, short; completion, the
-	# program's own check and the kernel's counters, never a speed
+	# program's own check and the preload's account of what it did,
+	# checked against the kernel's counters; never a speed
 	declare -F "prog_$SMOKE_PROG" >/dev/null || { echo "apps.sh: no program $SMOKE_PROG" >&2; exit 2; }
 	# (cache_bench: 8000 ops gave 16 FUTEX_LOCK calls under TCG, the
 	# smoke runs 16000; a few seconds per mode)
@@ -292,10 +392,16 @@ if [ $smoke = 1 ]; then
 	echo "TAP version 13"
 	echo "# $SMOKE_PROG under the preload ($SO), kernel $(uname -r)"
 	for m in lock adaptive; do
-		one_run "$SMOKE_PROG" "$m"
-		tail -n 4 "$TMP/o" >"$TMP/tail"
+		PL_STATS=1 one_run "$SMOKE_PROG" "$m"
+		grep -v 'futexlock-preload: stats:' "$TMP/o" | tail -n 4 >"$TMP/tail"
+		grep 'futexlock-preload: stats:' "$TMP/o" >>"$TMP/tail"
 		while IFS= read -r l; do echo "# $l"; done <"$TMP/tail"
-		echo "# $m: $LINE; kernel: FUTEX_LOCK(+ADAPTIVE) +$LSYS, of them ADAPTIVE +$LSYS_A, FUTEX_UNLOCK +$USYS"
+		echo "# $m: kernel: FUTEX_LOCK(+ADAPTIVE) +$LSYS, of them ADAPTIVE +$LSYS_A, FUTEX_UNLOCK +$USYS"
+		ST=$(stats_judge "$m" "$OPS" "$TMP/k0" "$TMP/k1" "$TMP/o")
+		while IFS= read -r l; do echo "# $l"; done <<<"$ST"
+		SWHY=
+		[[ $ST == *$'\n'* ]] && SWHY=" (${ST#*$'\n'# })"
+		ST=${ST%%$'\n'*}
 		n=$((n + 1))
 		if [ -z "$WHY" ]; then
 			echo "ok $n - $SMOKE_PROG under $m: completed, its own output check passed ($OPS ops)"
@@ -303,15 +409,27 @@ if [ $smoke = 1 ]; then
 			echo "not ok $n - $SMOKE_PROG under $m: $WHY"
 			fail=$((fail + 1))
 		fi
-		# the ops were used: lock syscalls of the mode's own op and
-		# none of the other one, and FUTEX_UNLOCK
+		# the preload engaged, by its own account (deterministic: no
+		# contention needed): it converted mutexes and took locks
+		# through them (cache_bench: every cache op locks the shard
+		# mutex at least once)
 		n=$((n + 1))
-		own=$((LSYS - LSYS_A)) other=$LSYS_A what=FUTEX_LOCK
-		[ $m = adaptive ] && own=$LSYS_A other=$((LSYS - LSYS_A)) what=FUTEX_LOCK_ADAPTIVE
-		if [ $own -gt 0 ] && [ $other -eq 0 ] && [ "$USYS" -gt 0 ]; then
-			echo "ok $n - $SMOKE_PROG under $m: the kernel counted its ops ($own $what, $USYS FUTEX_UNLOCK)"
+		acq=$(sfield "$ST" acq) conv=$(sfield "$ST" converted) want=1
+		[ "$SMOKE_PROG" = cache_bench ] && want=$OPS
+		if [ "${ST#@stats $m ok }" != "$ST" ] && [ "$acq" -ge "$want" ] && [ "$want" -gt 0 ]; then
+			echo "ok $n - $SMOKE_PROG under $m: the preload converted $conv mutexes and took $acq locks (>= $want)"
 		else
-			echo "not ok $n - $SMOKE_PROG under $m: the kernel counted $own $what, $other of the other lock op, $USYS FUTEX_UNLOCK"
+			echo "not ok $n - $SMOKE_PROG under $m: the preload converted $conv mutexes and took $acq locks (want >= $want)$SWHY"
+			fail=$((fail + 1))
+		fi
+		# cross-check: the preload's syscall counts are the kernel's
+		# (the mode's op; none of the other; FUTEX_UNLOCK incl. probe)
+		n=$((n + 1))
+		d="preload lock-syscalls $(sfield "$ST" pl_lock_sys), kernel $(sfield "$ST" k_lock_sys) of the mode's op and $(sfield "$ST" k_other_lock_sys) of the other; preload unlock-syscalls $(sfield "$ST" pl_unlock_sys) + probes $(sfield "$ST" probes), kernel FUTEX_UNLOCK $(sfield "$ST" k_unlock_sys)"
+		if [ "$(sfield "$ST" agree)" = 1 ] && [ "$(sfield "$ST" procs)" -gt 0 ]; then
+			echo "ok $n - $SMOKE_PROG under $m: the kernel's counters agree with the preload's ($d)"
+		else
+			echo "not ok $n - $SMOKE_PROG under $m: the kernel's counters disagree with the preload's ($d)"
 			fail=$((fail + 1))
 		fi
 	done
@@ -343,6 +461,18 @@ for p in $progs; do
 	esac
 	: >"$OUT/$p.runs"
 	: >"$OUT/$p.log"
+	# untimed: did the preload engage (else the mode is "failed"), and
+	# the lock/unlock syscall ratio
+	for m in lock adaptive; do
+		PL_STATS=1 one_run "$p" "$m"
+		ST=$(stats_judge "$m" "$OPS" "$TMP/k0" "$TMP/k1" "$TMP/o")
+		if [ -n "$WHY" ] && [ "${ST#@stats $m ok }" != "$ST" ]; then
+			ST="@stats $m failed ${ST#@stats $m ok }"$'\n'"# $m stats run failed: $WHY"
+		fi
+		echo "$ST" >>"$OUT/$p.runs"
+		{ echo "=== $p $m stats run: $ST ${WHY:+(FAILED: $WHY)}"; cat "$TMP/o" "$TMP/ru"; } >>"$OUT/$p.log"
+		echo "apps: $p $m stats run: ${ST%% procs=*}"
+	done
 	for ((r = 1; r <= R; r++)); do
 		order=("${MODES[@]}")
 		for ((i = ${#order[@]} - 1; i > 0; i--)); do
@@ -376,7 +506,11 @@ mkdir -p "$RES"
 	echo "$R paired repetitions per program, modes in a new random order each; ${SECS} s per timed run; seed $SEED"
 	echo "counters: medians per program op of the kernel's debugfs deltas (lock_sys = FUTEX_LOCK +"
 	echo "FUTEX_LOCK_ADAPTIVE syscalls, unlock_sys = FUTEX_UNLOCK, sleeps, spins = spin phases,"
-	echo "spin_acq = acquired while spinning) and of the program's context switches (csw, rusage)"
+	echo "spin_acq = acquired while spinning, lost = lost_after_wake, stop_sleep/_resched/_vcpu ="
+	echo "spin_stop_owner_sleeping/_need_resched/_vcpu_preempted, stop_other = the other spin_stop_*)"
+	echo "and of the program's context switches (csw, rusage); the JSON has every debugfs counter"
+	echo "(k_*, raw deltas per run).  The syscall ratio comes from one untimed run per mode with"
+	echo "FUTEXLOCK_PRELOAD_STATS=1: syscalls from the kernel, acquisitions and unlocks from the preload"
 	echo
 	"$U/build/apps_table" "${specs[@]}"
 } >"$RES/$label.txt"

@@ -416,6 +416,97 @@ sys.exit(0 if ok else 1)
 EOF
 }
 check "apps_table --json: published schema, verdicts by the rule, failed row without a ratio" apps_json_ok
+# the untimed FUTEXLOCK_PRELOAD_STATS=1 run (issue 18 review M2/M3): a
+# failed "@stats" record fails its mode; the ratio table; k_* (every kernel
+# counter, raw) in the JSON only
+{
+	echo "@stats lock ok procs=1 converted=3 acq=600 agree=1 acq/op=6 lock_sys/acq=0.0125 unlock_sys/unlock=0.0025"
+	echo "@stats adaptive failed procs=1 converted=0 acq=0 agree=0 acq/op=0 lock_sys/acq=0 unlock_sys/unlock=0"
+	echo "# adaptive stats run failed: the preload converted no mutex: the program ran on glibc"
+	grep -v '^#' "$TMP/apps.runs" | sed -e 's/^adaptive 4 failed/adaptive 4 1000/' -e 's/$/ k_lost_after_wake=4 lost\/op=0.04/'
+} >"$TMP/apps-st.runs"
+out=$("$AT" <"$TMP/apps-st.runs" 2>&1); rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+apps_stats_text_ok() {
+	[ $rc -eq 0 ] &&
+	grep -qE '^lock +2010\.50 +2\.00 \[[0-9.]+,[0-9.]+\] +faster ' <<<"$out" &&
+	grep -qE '^adaptive +failed +failed +failed ' <<<"$out" &&
+	grep -q '^adaptive: its FUTEXLOCK_PRELOAD_STATS=1 run FAILED' <<<"$out" &&
+	grep -qE '^lock +ok +3 +6 +0\.0125 +0\.0025 yes$' <<<"$out" &&
+	grep -qE '^adaptive +FAILED +0 .* NO \(see the .runs file\)$' <<<"$out" &&
+	grep -qE '^mode .* lost/op$' <<<"$out" && ! grep -q 'k_lost' <<<"$out"
+}
+check "apps_table: a failed @stats run fails its mode (no figure), the syscall-ratio table, k_* not in the text" apps_stats_text_ok
+"$AT" --json --seed 3 --env "host test" "prog:ops/s:$TMP/apps-st.runs" >"$TMP/apps-st.json"; rc=$?
+apps_stats_json_ok() {
+	[ $rc -eq 0 ] && "$PY" - "$TMP/apps-st.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = {r["type"]: r for r in j["tests"][0]["rows"]}
+ok = (rows["adaptive"]["failed"] and rows["adaptive"]["value_median"] is None
+      and rows["adaptive"]["value_ratio"]["verdict"] == "failed"
+      and rows["adaptive"]["stats_run"]["status"] == "failed"
+      and rows["lock"]["stats_run"] == {"status": "ok", "procs": 1, "converted": 3, "acq": 600,
+          "agree": 1, "acq/op": 6, "lock_sys/acq": 0.0125, "unlock_sys/unlock": 0.0025}
+      and rows["glibc"]["stats_run"] is None
+      and rows["lock"]["counters"]["k_lost_after_wake"] == 4
+      and rows["lock"]["counters_per_run"]["k_lost_after_wake"] == [4] * 6)
+sys.exit(0 if ok else 1)
+EOF
+}
+check "apps_table --json: stats_run per row, a failed one fails the row, k_* counters per run" apps_stats_json_ok
+printf '@stats lock maybe converted=1\n' >"$TMP/bad.runs"
+"$AT" "p:u:$TMP/bad.runs" >/dev/null 2>&1; rc=$?
+check "apps_table: an @stats line with a bad status exits 2" test $rc -eq 2
+
+# apps.sh --judge-stats: the preload's FUTEXLOCK_PRELOAD_STATS=1 lines
+# against the kernel's counters (no guest needed)
+printf 'lock_syscalls: 10\nlock_adaptive_syscalls: 5\nunlock_syscalls: 20\nlost_max: 3\n' >"$TMP/k0"
+printf 'lock_syscalls: 17\nlock_adaptive_syscalls: 5\nunlock_syscalls: 26\nlost_max: 3\n' >"$TMP/k1"
+cat >"$TMP/pl.good" <<'EOF'
+Complete in 1.2 s; Rough parallel ops/sec = 1000
+futexlock-preload: stats: pid 41 mode lock (FUTEX_LOCK)
+futexlock-preload: stats: converted mutexes: normal 2+1 recursive 0+0 errorcheck 0+0 adaptive 0+0 (pthread_mutex_init+static initialiser)
+futexlock-preload: stats: passed-through mutexes: robust 0 pi 0 pp 0 pshared 0 mode-off 0 (pthread_mutex_init)
+futexlock-preload: stats: lock fast 100 slow 5 lock-syscalls 4 trylock-busy 0 unlock fast 100 unlock-syscalls 2 probe-syscalls 1
+partial stdout linefutexlock-preload: stats: pid 42 mode lock (FUTEX_LOCK)
+futexlock-preload: stats: converted mutexes: normal 0+0 recursive 1+0 errorcheck 0+0 adaptive 0+0 (pthread_mutex_init+static initialiser)
+futexlock-preload: stats: lock fast 50 slow 3 lock-syscalls 3 trylock-busy 2 unlock fast 51 unlock-syscalls 2 probe-syscalls 1
+EOF
+judge() {	# MODE OUTPUT [K1]: sets out, rc
+	out=$(../userspace/scripts/apps.sh --judge-stats "$1" 50 "$TMP/k0" "${3:-$TMP/k1}" "$2" 2>&1); rc=$?
+	printf '%s\n' "$out" | sed 's/^/# /'
+}
+judge lock "$TMP/pl.good"
+check "apps.sh --judge-stats: two processes summed, the ratio, the preload agrees with the kernel" \
+	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806"
+sed -e 's/normal 2+1/normal 0+0/' -e 's/recursive 1+0/recursive 0+0/' "$TMP/pl.good" >"$TMP/pl.noconv"
+judge lock "$TMP/pl.noconv"
+check "apps.sh --judge-stats: no mutex converted is failed (exit 1, why)" \
+	eval '[ $rc -eq 1 ] && [ "${out#@stats lock failed procs=2 converted=0 }" != "$out" ] && grep -qx "# lock stats run failed: the preload converted no mutex: the program ran on glibc" <<<"$out"'
+grep -v 'futexlock-preload: stats:' "$TMP/pl.good" >"$TMP/pl.none"
+judge lock "$TMP/pl.none"
+check "apps.sh --judge-stats: no stats lines is failed" \
+	eval '[ $rc -eq 1 ] && [ "${out#@stats lock failed procs=0 }" != "$out" ] && grep -q "^# lock stats run failed: no FUTEXLOCK_PRELOAD_STATS lines" <<<"$out"'
+judge adaptive "$TMP/pl.good"
+check "apps.sh --judge-stats: a process in another mode is failed" \
+	eval '[ $rc -eq 1 ] && grep -q "^# adaptive stats run failed: 2 of 2 processes ran in another mode" <<<"$out"'
+sed -E 's/lock fast [0-9]+ slow [0-9]+/lock fast 0 slow 0/' "$TMP/pl.good" >"$TMP/pl.nolock"
+judge lock "$TMP/pl.nolock"
+check "apps.sh --judge-stats: no lock taken through the preload is failed" \
+	eval '[ $rc -eq 1 ] && grep -qx "# lock stats run failed: no mutex was locked through the preload" <<<"$out"'
+sed 's/^lock_syscalls: 17/lock_syscalls: 18/' "$TMP/k1" >"$TMP/k1.more"
+judge lock "$TMP/pl.good" "$TMP/k1.more"
+check "apps.sh --judge-stats: one kernel FUTEX_LOCK the preload did not count: ok, agree=0" \
+	eval '[ $rc -eq 0 ] && [ "${out#@stats lock ok }" != "$out" ] && [[ $out == *" k_lock_sys=8 "*" agree=0 "* ]]'
+sed 's/^lock_adaptive_syscalls: 5/lock_adaptive_syscalls: 6/' "$TMP/k1" >"$TMP/k1.other"
+judge lock "$TMP/pl.good" "$TMP/k1.other"
+check "apps.sh --judge-stats: a syscall of the other lock op: agree=0" \
+	eval '[ $rc -eq 0 ] && [[ $out == *" k_other_lock_sys=1 "*" agree=0 "* ]]'
+sed 's/^unlock_syscalls: 26/unlock_syscalls: 25/' "$TMP/k1" >"$TMP/k1.unl"
+judge lock "$TMP/pl.good" "$TMP/k1.unl"
+check "apps.sh --judge-stats: FUTEX_UNLOCK counts that differ: agree=0" \
+	eval '[ $rc -eq 0 ] && [[ $out == *" k_unlock_sys=5 agree=0 "* ]]'
 out=$("$AT" --bogus 2>&1); rc=$?
 check "apps_table bad args exit 2 with usage" test $rc -eq 2 -a -n "$(grep '^Usage: apps_table' <<<"$out")"
 printf 'lock x\n' >"$TMP/bad.runs"
