@@ -50,7 +50,7 @@ struct prog {
 	/* the @stats run of each mode: have, ok, values by sname */
 	char sname[MAXS][40];
 	double sv[MAXM][MAXS];
-	bool shave[MAXM], sfailed[MAXM];
+	bool shave[MAXM], sfailed[MAXM], shas[MAXM][MAXS];
 	int nm, nx, ns, maxrep;
 	struct fl_ratio_ci ci[MAXM];
 	bool failed[MAXM];
@@ -126,6 +126,7 @@ static int read_stats(struct prog *p, const char *mode, const char *st, char **s
 		if (k < 0)
 			return -1;
 		p->sv[m][k] = strtod(eq + 1, &end);
+		p->shas[m][k] = true;
 		if (*end || end == eq + 1)
 			return -1;
 	}
@@ -211,7 +212,7 @@ static bool kernel_raw(struct prog *p, int k)
 static double sget(struct prog *p, int m, const char *name)
 {
 	for (int k = 0; k < p->ns; k++)
-		if (!strcmp(p->sname[k], name))
+		if (!strcmp(p->sname[k], name) && p->shas[m][k])
 			return p->sv[m][k];
 	return NAN;
 }
@@ -229,13 +230,19 @@ static void stats_text(struct prog *p)
 	printf("%-10s %-7s %10s %10s %14s %18s %-s\n", "mode", "stats", "converted", "acq/op",
 	       "lock_sys/acq", "unlock_sys/unlock", "preload = kernel counts");
 	for (int m = 0; m < p->nm; m++) {
+		bool agree = sget(p, m, "agree") == 1.0;
+
 		if (!p->shave[m])
 			continue;
-		printf("%-10s %-7s %10.0f %10.4g %14.4g %18.4g %s\n", p->mname[m],
-		       p->sfailed[m] ? "FAILED" : "ok", sget(p, m, "converted"),
-		       sget(p, m, "acq/op"), sget(p, m, "lock_sys/acq"),
-		       sget(p, m, "unlock_sys/unlock"),
-		       sget(p, m, "agree") == 1.0 ? "yes" : "NO (see the .runs file)");
+		printf("%-10s %-7s %10.0f", p->mname[m], p->sfailed[m] ? "FAILED" : "ok",
+		       sget(p, m, "converted"));
+		/* the preload's counts are not the whole program's: no ratio */
+		if (agree)
+			printf(" %10.4g %14.4g %18.4g yes\n", sget(p, m, "acq/op"),
+			       sget(p, m, "lock_sys/acq"), sget(p, m, "unlock_sys/unlock"));
+		else
+			printf(" %10s %14s %18s NO: the preload counted %.0f lock syscalls, the kernel %.0f; no ratio\n",
+			       "-", "-", "-", sget(p, m, "pl_lock_sys"), sget(p, m, "k_lock_sys"));
 	}
 }
 
@@ -330,6 +337,8 @@ static void json(struct prog *p)
 		} else {
 			printf("{\"status\": \"%s\"", p->sfailed[m] ? "failed" : "ok");
 			for (int k = 0; k < p->ns; k++) {
+				if (!p->shas[m][k])
+					continue;
 				printf(", ");
 				fl_json_str(stdout, p->sname[k]);
 				printf(": %.6g", p->sv[m][k]);
