@@ -55,6 +55,9 @@
 #                     server's own counters say every get hit
 #   stress-ng         stress-ng --mutex: bogo ops/s (real time)
 # Env: APPS_REPS (10), APPS_SECS (seconds per run, 4), APPS_SEED, APPS,
+# APPS_MODES (default "glibc glibc-aa lock adaptive"; glibc and glibc-aa
+# are required; "off" adds the preload loaded with FUTEXLOCK_PRELOAD=off,
+# everything passed through to glibc: the cost of the interposition alone),
 # APPS_OUT (build/apps), APPS_RESULTS (Documentation/results; "" = none),
 # PRELOAD_SO (the preload; the smoke is shown failing with a broken one).
 set -u
@@ -70,7 +73,7 @@ R=${APPS_REPS:-10}
 SECS=${APPS_SECS:-4}
 SEED=${APPS_SEED:-$(( $(date +%s) % 100000 ))}
 RANDOM=$SEED
-MODES=(glibc glibc-aa lock adaptive)
+read -ra MODES <<<"${APPS_MODES:-glibc glibc-aa lock adaptive}"
 ALL="cache_bench db_bench sysbench-threads memcached stress-ng"
 # program sizes: the fixed-work programs are sized to last about SECS under
 # TCG (the smoke makes them smaller)
@@ -288,7 +291,8 @@ one_run() {
 	# probed them (the FUTEX_UNLOCK of the probe counts), else the preload
 	# did not engage and the run measured glibc
 	case $m in
-	glibc*) [ $((LSYS + USYS)) -eq 0 ] || WHY="${WHY:-glibc run made $LSYS FUTEX_LOCK calls}" ;;
+	glibc* | off) [ $((LSYS + USYS)) -eq 0 ] ||
+		WHY="${WHY:-$m run made $LSYS FUTEX_LOCK and $USYS FUTEX_UNLOCK calls}" ;;
 	*) [ "$USYS" -gt 0 ] || WHY="${WHY:-the preload did not engage (no FUTEX_UNLOCK, not even its probe)}" ;;
 	esac
 	csw=$(( $(rval csw_vol "$TMP/ru") + $(rval csw_invol "$TMP/ru") ))
@@ -347,6 +351,9 @@ stats_judge() {
 		why="no FUTEXLOCK_PRELOAD_STATS lines: the preload did not run (or no process exited through exit())"
 	elif [ $bad -gt 0 ]; then
 		why="$bad of $np processes ran in another mode than $m"
+	elif [ "$m" = off ]; then
+		# loaded, and passed everything through
+		[ $((conv + fast + slow)) -eq 0 ] || why="mode off converted $conv mutexes, took $((fast + slow)) locks"
 	elif [ $conv -eq 0 ]; then
 		why="the preload converted no mutex: the program ran on glibc"
 	elif [ $((fast + slow)) -eq 0 ]; then
@@ -445,6 +452,14 @@ progs=${APPS:-$ALL}
 for p in $progs; do
 	declare -F "prog_$p" >/dev/null || { echo "apps.sh: no program $p (have: $ALL)" >&2; exit 2; }
 done
+for m in "${MODES[@]}"; do
+	case $m in
+	glibc | glibc-aa | off | lock | adaptive) ;;
+	*) echo "apps.sh: no mode $m (have: glibc glibc-aa off lock adaptive)" >&2; exit 2 ;;
+	esac
+done
+[[ " ${MODES[*]} " == *" glibc "*" glibc-aa "* ]] ||
+	{ echo "apps.sh: APPS_MODES must include glibc, then glibc-aa" >&2; exit 2; }
 label=$(fl_env_label apps)
 env_desc=$(fl_env_desc)
 echo "apps: kernel $(uname -r), $(nproc) CPUs, $env_desc"
@@ -463,7 +478,8 @@ for p in $progs; do
 	: >"$OUT/$p.log"
 	# untimed: did the preload engage (else the mode is "failed"), and
 	# the lock/unlock syscall ratio
-	for m in lock adaptive; do
+	for m in "${MODES[@]}"; do
+		[[ $m == glibc* ]] && continue
 		PL_STATS=1 one_run "$p" "$m"
 		ST=$(stats_judge "$m" "$OPS" "$TMP/k0" "$TMP/k1" "$TMP/o")
 		if [ -n "$WHY" ] && [ "${ST#@stats $m ok }" != "$ST" ]; then

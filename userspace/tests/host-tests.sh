@@ -507,6 +507,17 @@ sed 's/^unlock_syscalls: 26/unlock_syscalls: 25/' "$TMP/k1" >"$TMP/k1.unl"
 judge lock "$TMP/pl.good" "$TMP/k1.unl"
 check "apps.sh --judge-stats: FUTEX_UNLOCK counts that differ: agree=0" \
 	eval '[ $rc -eq 0 ] && [[ $out == *" k_unlock_sys=5 agree=0 "* ]]'
+sed -e 's/ mode lock (FUTEX_LOCK)/ mode off (glibc)/' -e 's/normal 2+1/normal 0+0/' -e 's/recursive 1+0/recursive 0+0/' \
+	-e 's/lock fast [0-9]* slow [0-9]* lock-syscalls [0-9]*/lock fast 0 slow 0 lock-syscalls 0/' \
+	-e 's/unlock fast [0-9]* unlock-syscalls [0-9]* probe-syscalls 1/unlock fast 0 unlock-syscalls 0 probe-syscalls 0/' \
+	"$TMP/pl.good" >"$TMP/pl.off"
+judge off "$TMP/pl.off" "$TMP/k0"
+check "apps.sh --judge-stats off: loaded in mode off, nothing converted: ok" \
+	eval '[ $rc -eq 0 ] && [[ $out == "@stats off ok procs=2 converted=0 "*" agree=1 "* ]]'
+sed -e 's/ mode lock (FUTEX_LOCK)/ mode off (glibc)/' "$TMP/pl.good" >"$TMP/pl.offconv"
+judge off "$TMP/pl.offconv"
+check "apps.sh --judge-stats off: a mutex converted in mode off is failed" \
+	eval '[ $rc -eq 1 ] && grep -qx "# off stats run failed: mode off converted 4 mutexes, took 158 locks" <<<"$out"'
 out=$("$AT" --bogus 2>&1); rc=$?
 check "apps_table bad args exit 2 with usage" test $rc -eq 2 -a -n "$(grep '^Usage: apps_table' <<<"$out")"
 printf 'lock x\n' >"$TMP/bad.runs"
