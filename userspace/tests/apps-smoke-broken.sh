@@ -7,7 +7,7 @@
 # seen failing (Documentation/real-programs.md, section 3).  TAP.
 #   stub      a library that interposes nothing (the program runs on glibc)
 #   noexport  the preload with its symbols hidden: it loads and probes the
-#             ops, but interposes nothing
+#             ops, but interposes nothing (its stats: no mutex converted)
 #   nolock    the preload's pthread_mutex_lock/unlock return 0 without
 #             locking (cache_bench aborts, or hangs until the 60 s guard)
 # The broken libraries are built here with gcc into $BUILD/apps-smoke-broken.
