@@ -109,11 +109,13 @@ kd() { echo $(( $(kval "$1" "$TMP/k1") - $(kval "$1" "$TMP/k0") )); }
 # that are settings or a high-water mark: their value at the end)
 kall() {
 	local n v
+	local -A b
+	while IFS=': ' read -r n v; do b[$n]=$v; done <"$TMP/k0"
 	while IFS=': ' read -r n v; do
 		[[ $n =~ ^[a-z_]+$ && $v =~ ^[0-9]+$ ]] || continue
 		case $n in
 		lost_max | handoff_threshold | spin_max_ns) printf ' k_%s=%s' "$n" "$v" ;;
-		*) printf ' k_%s=%s' "$n" $((v - $(kval "$n" "$TMP/k0"))) ;;
+		*) printf ' k_%s=%s' "$n" $((v - ${b[$n]:-0})) ;;
 		esac
 	done <"$TMP/k1"
 }
