@@ -365,7 +365,10 @@ struct fl_kstats {
 const char *fl_kstats_path(void);
 /* Reads "name: value" lines; returns 0 if readable, -1 if not (n = -1). */
 int fl_kstats_read(struct fl_kstats *k);
-/* out = after - before, per name of 'after' (missing in before = 0). */
+/* a value now (the spin budget, a knob), not a count: deltas keep it */
+int fl_kstats_is_gauge(const char *name);
+/* out = after - before, per name of 'after' (missing in before = 0;
+ * a gauge is after's value). */
 void fl_kstats_delta(const struct fl_kstats *before,
 		     const struct fl_kstats *after, struct fl_kstats *out);
 

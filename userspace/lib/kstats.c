@@ -37,6 +37,24 @@ int fl_kstats_read(struct fl_kstats *k)
 	return 0;
 }
 
+/*
+ * Lines that are values now, not counts since boot: a delta keeps them as
+ * they are at the end (the spin budget in use, the measured wake-up
+ * latency, the knobs, the largest loss streak).
+ */
+int fl_kstats_is_gauge(const char *name)
+{
+	static const char *const gauges[] = {
+		"lost_max", "handoff_threshold", "spin_max_ns",
+		"wake_latency_ns", "spin_budget_ns",
+	};
+
+	for (size_t i = 0; i < sizeof(gauges) / sizeof(gauges[0]); i++)
+		if (!strcmp(name, gauges[i]))
+			return 1;
+	return 0;
+}
+
 void fl_kstats_delta(const struct fl_kstats *before,
 		     const struct fl_kstats *after, struct fl_kstats *out)
 {
@@ -44,7 +62,7 @@ void fl_kstats_delta(const struct fl_kstats *before,
 	for (int i = 0; i < after->n; i++) {
 		uint64_t b = 0;
 
-		for (int j = 0; j < before->n; j++)
+		for (int j = 0; j < before->n && !fl_kstats_is_gauge(after->name[i]); j++)
 			if (!strcmp(before->name[j], after->name[i]))
 				b = before->value[j];
 		strcpy(out->name[i], after->name[i]);

@@ -38,7 +38,8 @@
 # acquisitions and unlocks: the preload's counts), and whether the preload's
 # own syscall counts equal the kernel's.  Every timed run records the delta of
 # every line of the kernel's debugfs stats file (k_NAME, raw; lost_max,
-# handoff_threshold and spin_max_ns are values at the end, not deltas).
+# handoff_threshold, spin_max_ns, wake_latency_ns and spin_budget_ns are
+# values at the end, not deltas).
 #
 # Programs (APPS, default all five; figure of merit, higher is better):
 #   cache_bench       RocksDB cache_bench, one LRU shard (one hot mutex):
@@ -114,7 +115,7 @@ kall() {
 	while IFS=': ' read -r n v; do
 		[[ $n =~ ^[a-z_]+$ && $v =~ ^[0-9]+$ ]] || continue
 		case $n in
-		lost_max | handoff_threshold | spin_max_ns) printf ' k_%s=%s' "$n" "$v" ;;
+		lost_max | handoff_threshold | spin_max_ns | wake_latency_ns | spin_budget_ns) printf ' k_%s=%s' "$n" "$v" ;;
 		*) printf ' k_%s=%s' "$n" $((v - ${b[$n]:-0})) ;;
 		esac
 	done <"$TMP/k1"

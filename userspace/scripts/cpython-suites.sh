@@ -65,7 +65,7 @@ def rd(p):
     return d
 a, b = rd(sys.argv[1]), rd(sys.argv[2])
 for k in b:
-    if k in ('handoff_threshold', 'spin_max_ns', 'lost_max'): continue
+    if k in ('handoff_threshold', 'spin_max_ns', 'lost_max', 'wake_latency_ns', 'spin_budget_ns'): continue
     print(f"{k}: {b[k] - a.get(k, 0)}")
 PYEOF
 		grep -E "^(lock_syscalls|lock_adaptive_syscalls|unlock_syscalls|sleeps|spin_attempts):" "$OUT/$m.kstats"

@@ -330,7 +330,7 @@ static void test_contended(const struct fl_lock_ops *ops)
 /* Deltas from two stats files with different values (and a new name). */
 static void test_kstats_delta(void)
 {
-	char dir[] = "/tmp/test_locks.XXXXXX", p0[64], p1[64], extra[200];
+	char dir[] = "/tmp/test_locks.XXXXXX", p0[64], p1[64], extra[400];
 	struct fl_kstats k0, k1, d;
 	bool ok;
 	FILE *f;
@@ -343,12 +343,12 @@ static void test_kstats_delta(void)
 	snprintf(p1, sizeof(p1), "%s/after", dir);
 	f = fopen(p0, "w");
 	if (f) {
-		fputs("lock_slow: 3\nspin_acquired: 40\n", f);
+		fputs("lock_slow: 3\nspin_acquired: 40\nwake_latency_ns: 90000\n", f);
 		fclose(f);
 	}
 	f = fopen(p1, "w");
 	if (f) {
-		fputs("lock_slow: 10\nspin_acquired: 40\nsleeps: 5\n", f);
+		fputs("lock_slow: 10\nspin_acquired: 40\nsleeps: 5\nwake_latency_ns: 80000\n", f);
 		fclose(f);
 	}
 	setenv("FUTEXLOCK_KSTATS", p0, 1);
@@ -357,15 +357,20 @@ static void test_kstats_delta(void)
 	ok = ok && fl_kstats_read(&k1) == 0;
 	unsetenv("FUTEXLOCK_KSTATS");
 	fl_kstats_delta(&k0, &k1, &d);
-	ok = ok && d.n == 3 && !strcmp(d.name[0], "lock_slow") &&
+	/* wake_latency_ns is a gauge: its value at the end, not a delta */
+	ok = ok && d.n == 4 && !strcmp(d.name[0], "lock_slow") &&
 	     d.value[0] == 7 && !strcmp(d.name[1], "spin_acquired") &&
-	     d.value[1] == 0 && !strcmp(d.name[2], "sleeps") && d.value[2] == 5;
+	     d.value[1] == 0 && !strcmp(d.name[2], "sleeps") && d.value[2] == 5 &&
+	     !strcmp(d.name[3], "wake_latency_ns") && d.value[3] == 80000;
 	snprintf(extra, sizeof(extra), "n=%d: %s=%" PRIu64 " %s=%" PRIu64
-		 " %s=%" PRIu64 ", want lock_slow=7 spin_acquired=0 sleeps=5",
+		 " %s=%" PRIu64 " %s=%" PRIu64 ", want lock_slow=7 spin_acquired=0"
+		 " sleeps=5 wake_latency_ns=80000",
 		 d.n, d.n > 0 ? d.name[0] : "-", d.n > 0 ? d.value[0] : 0,
 		 d.n > 1 ? d.name[1] : "-", d.n > 1 ? d.value[1] : 0,
-		 d.n > 2 ? d.name[2] : "-", d.n > 2 ? d.value[2] : 0);
-	tap(ok, "%s: delta of two readings that differ", "kstats", extra);
+		 d.n > 2 ? d.name[2] : "-", d.n > 2 ? d.value[2] : 0,
+		 d.n > 3 ? d.name[3] : "-", d.n > 3 ? d.value[3] : 0);
+	tap(ok, "%s: delta of two readings that differ (a gauge keeps its value)",
+	    "kstats", extra);
 	unlink(p0);
 	unlink(p1);
 	rmdir(dir);
