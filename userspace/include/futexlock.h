@@ -6,7 +6,7 @@
  * clocks, the lock implementations that every benchmark uses (the single
  * source of truth for how each lock works), a lock-throughput benchmark
  * engine, small statistics helpers, strict argument parsing and the
- * debugfs statistics of the patched kernel.
+ * debugfs statistics and spin knobs of the patched kernel.
  *
  * The ABI of the new ops is fixed in CONTRACT.md: FUTEX_LOCK = 14,
  * FUTEX_LOCK_ADAPTIVE = 15, FUTEX_UNLOCK = 16; word = owner TID |
@@ -371,6 +371,35 @@ int fl_kstats_is_gauge(const char *name);
  * a gauge is after's value). */
 void fl_kstats_delta(const struct fl_kstats *before,
 		     const struct fl_kstats *after, struct fl_kstats *out);
+
+/* ---- spin-policy knobs (debugfs of the patched kernel, lib/knobs.c) ----- */
+#define FL_KNOB_DIR "/sys/kernel/debug/futex_lock"
+#define FL_KNOBS_MAX 5		/* the allowed knobs, each at most once */
+/*
+ * Knob settings, "name=value[,name=value...]": spin_check_runnable,
+ * spin_calibrate, spin_backoff (booleans: 0 or 1), spin_max_ns (u64),
+ * handoff_threshold (u32); values in decimal.
+ */
+struct fl_knobs {
+	int n;
+	const char *name[FL_KNOBS_MAX];
+	int def[FL_KNOBS_MAX];		/* index in lib/knobs.c's allowlist */
+	uint64_t value[FL_KNOBS_MAX];
+};
+/* FL_KNOB_DIR, or $FUTEXLOCK_KNOB_DIR if set (tests use fake files) */
+const char *fl_knob_dir(void);
+/* 0, or -1: unknown knob, one twice, bad value, malformed list */
+int fl_knobs_parse(const char *list, struct fl_knobs *k);
+/*
+ * Per knob: save the file's content, write the value, read it back (a
+ * boolean reads back Y/N from debugfs, 1/0 from a plain file).  0, or -1
+ * with err[] naming the file and the errno, everything already restored.
+ * One set at a time: until fl_knobs_restore(), SIGINT/SIGTERM/SIGHUP
+ * restore it before they end the process.
+ */
+int fl_knobs_apply(const struct fl_knobs *k, char *err, size_t len);
+/* write the saved content back: 0, or -1 with err[] */
+int fl_knobs_restore(char *err, size_t len);
 
 /* ---- lock-throughput benchmark engine ------------------------------------ */
 enum fl_sched { FL_SCHED_DEFAULT, FL_SCHED_OTHER, FL_SCHED_FIFO, FL_SCHED_RR };
