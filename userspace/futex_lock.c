@@ -32,6 +32,14 @@
 #define MAX_THREADS	4096u
 #define MAX_MODES	16
 #define MAX_INST	(MAX_MODES + 2)
+#define LABEL_MAX	160
+
+/* A mode of -m: a lock, or a knob variant of one (MODE@KNOB=VALUE,...). */
+struct mode {
+	const struct fl_lock_ops *ops;
+	struct fl_knobs knobs;		/* n = 0: the plain mode */
+	char label[LABEL_MAX];		/* the -m string, its name everywhere */
+};
 
 struct opts {
 	uint64_t iterations;
@@ -51,7 +59,7 @@ struct opts {
 	const char *json_file;
 	enum fl_sched sched;
 	const char *sched_name;
-	const struct fl_lock_ops *modes[MAX_MODES];
+	struct mode modes[MAX_MODES];
 	size_t nmodes;
 	const struct fl_lock_ops *baseline;	/* --baseline, or chosen */
 	bool baseline_set;
@@ -76,6 +84,18 @@ static void usage(FILE *f)
 "\n"
 "More:\n"
 "  -m MODE       lock to measure, repeatable (default futex_lock); see below\n"
+"  -m MODE@KNOB=VALUE[,KNOB=VALUE...]\n"
+"                a knob variant of MODE: its own instance, named by the whole\n"
+"                string, running MODE's lock with the patched kernel's spin\n"
+"                knobs (files in /sys/kernel/debug/futex_lock/) set for each\n"
+"                of its runs and restored right after it:\n"
+"                spin_check_runnable, spin_calibrate, spin_backoff (0 or 1),\n"
+"                spin_max_ns, handoff_threshold (decimal).\n"
+"                Needs root and the patched kernel; every knob is set and\n"
+"                restored once before the first run (exit 1 if one cannot\n"
+"                be). For an ablation:\n"
+"                --compare -m adaptive -m adaptive@spin_backoff=0\n"
+"                --baseline adaptive\n"
 "  --compare     run the modes (all, or the -m ones) in R paired repetitions,\n"
 "                in a new random order each repetition, plus an A/A control\n"
 "                (the baseline again as a separate instance); print per mode\n"
@@ -153,7 +173,7 @@ static void bad_combo(const char *msg)
 	exit(2);
 }
 
-static const struct fl_lock_ops *find_mode(const char *opt, const char *name)
+static const struct fl_lock_ops *find_mode(const char *name)
 {
 	const struct fl_lock_ops *ops = fl_lock_find(name);
 	const char *t = getenv("FUTEXLOCK_TEST_BROKEN_LOCK");
@@ -162,19 +182,26 @@ static const struct fl_lock_ops *find_mode(const char *opt, const char *name)
 	if (!ops && t && !strcmp(t, "1") &&
 	    !strcmp(name, fl_lock_test_broken.name))
 		ops = &fl_lock_test_broken;
-	if (!ops)
-		bad_arg(opt, name);
 	return ops;
 }
 
-static void add_mode(struct opts *o, const char *name)
+/* MODE or MODE@KNOB=VALUE,...; the same string twice is one instance */
+static void add_mode(struct opts *o, const char *arg)
 {
-	const struct fl_lock_ops *ops = find_mode("-m", name);
+	struct mode *m = &o->modes[o->nmodes];
+	const char *at = strchr(arg, '@');
+	char name[40];
 
 	for (size_t i = 0; i < o->nmodes; i++)
-		if (o->modes[i] == ops)
+		if (!strcmp(o->modes[i].label, arg))
 			return;
-	o->modes[o->nmodes++] = ops;
+	snprintf(name, sizeof(name), "%.*s", at ? (int)(at - arg) : (int)strlen(arg), arg);
+	m->ops = find_mode(name);
+	if (!m->ops || strlen(arg) >= sizeof(m->label) ||
+	    (at && fl_knobs_parse(at + 1, &m->knobs)))
+		bad_arg("-m", arg);
+	strcpy(m->label, arg);
+	o->nmodes++;
 }
 
 /*
@@ -196,7 +223,7 @@ static void check_perf_loop(struct opts *o)
 	if (o->latency_set)
 		bad_combo("--perf-loop takes no timestamps: not with --latency or --latency-every");
 	for (size_t m = 0; m < o->nmodes; m++)
-		if (!o->modes[m]->tid_lock_op)
+		if (!o->modes[m].ops->tid_lock_op)
 			bad_combo("--perf-loop needs a TID-owner lock: mode futex_lock, adaptive or pi");
 	if (o->nmodes > 1)
 		bad_combo("--perf-loop runs one mode: futex_lock, adaptive or pi");
@@ -303,7 +330,9 @@ static void parse(int argc, char **argv, struct opts *o)
 				bad_arg("--time-limit", optarg);
 			break;
 		case OPT_BASELINE:
-			o->baseline = find_mode("--baseline", optarg);
+			o->baseline = find_mode(optarg);
+			if (!o->baseline)
+				bad_arg("--baseline", optarg);
 			o->baseline_set = true;
 			break;
 		case OPT_SEED:
@@ -384,7 +413,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	if (!o->nmodes) {
 		if (o->compare) {
 			for (size_t i = 0; i < fl_lock_nmodes; i++)
-				o->modes[o->nmodes++] = fl_lock_modes[i];
+				add_mode(o, fl_lock_modes[i]->name);
 		} else {
 			add_mode(o, "futex_lock");
 		}
@@ -396,12 +425,15 @@ static void parse(int argc, char **argv, struct opts *o)
 /* One measured instance of --compare: a mode, the baseline, or its A/A copy. */
 struct inst {
 	const struct fl_lock_ops *ops;
-	char label[40];
+	struct fl_knobs knobs;		/* a knob variant's; n = 0: none */
+	char label[LABEL_MAX];
 	bool available, is_base, is_control;
 };
 
 struct run {
 	const struct fl_lock_ops *ops;
+	const char *label;		/* the instance's, or the mode's */
+	const struct fl_knobs *knobs;
 	size_t inst;
 	unsigned rep;
 	struct fl_bench_result r;
@@ -520,6 +552,12 @@ static void print_text(const struct opts *o, const struct run *run)
 	       o->shared ? "shared" : "private",
 	       o->multi ? "one per thread" : "one",
 	       o->perf_loop ? "; loop: perf" : "");
+	if (run->knobs->n) {
+		printf("knobs (%s, set for this run, restored after it):", fl_knob_dir());
+		for (int i = 0; i < run->knobs->n; i++)
+			printf(" %s=%" PRIu64, run->knobs->name[i], run->knobs->value[i]);
+		printf("\n");
+	}
 	if (o->duration > 0)
 		printf("iterations: %" PRIu64 " in %.3f s\n", r->iterations,
 		       r->elapsed_s);
@@ -582,7 +620,7 @@ static void print_silent(const struct opts *o, const struct run *run)
 		100.0 * r->thr_stddev / sqrt((double)o->threads) / r->thr_mean : 0;
 
 	if (o->nmodes > 1)
-		printf("%s: ", run->ops->name);
+		printf("%s: ", run->label);
 	printf("Averaged %.0f operations/sec (+- %.2f%%), total secs = %.3f\n",
 	       avg, rel, r->elapsed_s);
 }
@@ -647,6 +685,20 @@ static void json_latency(const struct opts *o, const struct fl_bench_result *r)
 	fprintf(jout, "}}");
 }
 
+/* , "knobs": {"name": value, ...} of a knob variant; nothing for the others */
+static void json_knobs(const struct fl_knobs *k)
+{
+	if (!k->n)
+		return;
+	fprintf(jout, ", \"knobs\": {");
+	for (int i = 0; i < k->n; i++) {
+		fprintf(jout, "%s", i ? ", " : "");
+		json_str(k->name[i]);
+		fprintf(jout, ": %" PRIu64, k->value[i]);
+	}
+	fprintf(jout, "}");
+}
+
 static void json_run(const struct opts *o, const struct run *run,
 		     const struct inst *in, const char *ind)
 {
@@ -656,7 +708,8 @@ static void json_run(const struct opts *o, const struct run *run,
 	fprintf(jout, "%s{\"mode\": ", ind);
 	json_str(run->ops->name);
 	fprintf(jout, ", \"instance\": ");
-	json_str(in ? in->label : run->ops->name);
+	json_str(run->label);
+	json_knobs(run->knobs);
 	fprintf(jout, ", \"control\": %s, \"rep\": %u, \"available\": true, \"ok\": %s",
 		in && in->is_control ? "true" : "false", run->rep,
 		r->error[0] ? "false" : "true");
@@ -860,8 +913,20 @@ static bool ci_narrow(const struct opts *o, const struct compare *cmp)
 	return true;
 }
 
+/* the mode column: 22 wide, wider for a long knob variant */
+static int label_width(const struct compare *cmp)
+{
+	size_t w = 22;
+
+	for (size_t k = 0; k < cmp->ninst; k++)
+		if (strlen(cmp->inst[k].label) > w)
+			w = strlen(cmp->inst[k].label);
+	return (int)w;
+}
+
 static void print_table(const struct opts *o, const struct compare *cmp)
 {
+	int lw = label_width(cmp);
 	const struct summary *s = cmp->s;
 	const struct summary *ctl = NULL;
 	struct utsname u;
@@ -877,8 +942,8 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 	       o->wait, cmp->reps, o->pin ? "yes" : "no", o->sched_name,
 	       o->shared ? " shared" : "", o->multi ? " multi" : "", u.release);
 	printf("baseline: %s%s\n", cmp->inst[cmp->base].label, cmp->base_note);
-	printf("%-22s %10s %6s %-13s %-17s %9s %11s %7s %7s %10s %8s %8s %7s %7s\n",
-	       "mode", "Kiter/s", "ratio", "95% CI", "verdict", "lock-sys%",
+	printf("%-*s %10s %6s %-13s %-17s %9s %11s %7s %7s %10s %8s %8s %7s %7s\n",
+	       lw, "mode", "Kiter/s", "ratio", "95% CI", "verdict", "lock-sys%",
 	       "unlock-sys%", "vcs/Kit", "ics/Kit", "CPUms/Kit", "p50-us",
 	       "p99-us", "lat-n", "thr-cv%");
 	for (size_t k = 0; k < cmp->ninst; k++) {
@@ -886,7 +951,7 @@ static void print_table(const struct opts *o, const struct compare *cmp)
 		char ratio[16], ci[32], lp[16], up[16], p50[16], p99[16];
 		const char *verdict;
 
-		printf("%-22s ", in->label);
+		printf("%-*s ", lw, in->label);
 		if (!in->available) {
 			printf("%10s\n", "unavailable");
 			continue;
@@ -965,7 +1030,7 @@ static void print_kstats_table(const struct compare *cmp, const struct run *runs
 		return;
 	printf("\nkernel stats (%s): delta per 1000 iterations, mean over runs\n",
 	       fl_kstats_path());
-	printf("%-22s", "mode");
+	printf("%-*s", label_width(cmp), "mode");
 	for (int k = 0; k < names->n; k++)
 		printf(" %*s", (int)(strlen(names->name[k]) > 9 ? strlen(names->name[k]) : 9),
 		       names->name[k]);
@@ -977,7 +1042,7 @@ static void print_kstats_table(const struct compare *cmp, const struct run *runs
 			any |= runs[i].inst == m && runs[i].r.kstats.n > 0;
 		if (!any)
 			continue;
-		printf("%-22s", cmp->inst[m].label);
+		printf("%-*s", label_width(cmp), cmp->inst[m].label);
 		for (int k = 0; k < names->n; k++) {
 			double sum = 0;
 			int w = strlen(names->name[k]) > 9 ? (int)strlen(names->name[k]) : 9;
@@ -1037,7 +1102,7 @@ static void json_begin(const struct opts *o, const struct compare *cmp)
 	fprintf(jout, ", \"modes\": [");
 	for (size_t m = 0; m < o->nmodes; m++) {
 		fprintf(jout, "%s", m ? ", " : "");
-		json_str(o->modes[m]->name);
+		json_str(o->modes[m].label);
 	}
 	fprintf(jout, "]");
 	if (cmp) {
@@ -1106,6 +1171,7 @@ static void json_summary(const struct compare *cmp, const struct run *runs,
 		json_str(in->ops->name);
 		fprintf(jout, ", \"instance\": ");
 		json_str(in->label);
+		json_knobs(&in->knobs);
 		fprintf(jout, ", \"baseline\": %s, \"control\": %s, \"available\": %s, \"runs\": %zu",
 			k == cmp->base ? "true" : "false",
 			in->is_control ? "true" : "false",
@@ -1239,13 +1305,62 @@ static int run_status(const struct run *run, int status)
 		return status;
 	if (r->setup_failed) {
 		fprintf(stderr, "futex_lock: %s: setup error: %s\n",
-			run->ops->name, r->error);
+			run->label, r->error);
 		return status ? status : 1;
 	}
-	fprintf(stderr, "futex_lock: %s: %s\n", run->ops->name, r->error);
+	fprintf(stderr, "futex_lock: %s: %s\n", run->label, r->error);
 	if (!r->mutex_ok && r->iterations)
 		return 3;
 	return status ? status : 1;
+}
+
+/*
+ * One run; a knob variant's knobs are set right before it and restored
+ * right after it.  A knob that cannot be set fails the run as a set-up
+ * error; one that cannot be restored ends futex_lock: every later run
+ * would measure a changed kernel.
+ */
+static void bench(const struct opts *o, struct run *run)
+{
+	struct fl_bench_cfg cfg;
+	char err[512];
+
+	cfg_for(o, run->ops, &cfg);
+	memset(&run->r, 0, sizeof(run->r));
+	if (run->knobs->n &&
+	    fl_knobs_apply(run->knobs, run->r.error, sizeof(run->r.error))) {
+		run->r.kstats.n = -1;
+		fl_hist_init(&run->r.lat);
+		run->r.setup_failed = true;
+		return;
+	}
+	fl_bench_run(&cfg, &run->r);
+	if (run->knobs->n && fl_knobs_restore(err, sizeof(err))) {
+		fprintf(stderr, "futex_lock: %s: %s: the kernel's spin policy stays changed\n",
+			run->label, err);
+		exit(1);
+	}
+}
+
+/*
+ * Before any run: every knob variant's knobs set and restored once, so
+ * that no patched kernel, no root or no debugfs is one clear error, not
+ * a table of failed runs.
+ */
+static void check_knobs(const struct opts *o)
+{
+	char err[512];
+
+	for (size_t m = 0; m < o->nmodes; m++) {
+		const struct mode *md = &o->modes[m];
+
+		if (md->knobs.n && (fl_knobs_apply(&md->knobs, err, sizeof(err)) ||
+				    fl_knobs_restore(err, sizeof(err)))) {
+			fprintf(stderr, "futex_lock: -m %s: %s (knob variants need root and the patched kernel's debugfs)\n",
+				md->label, err);
+			exit(1);
+		}
+	}
 }
 
 /* Plain runs: each mode once, RFC block (or the -s line) per run. */
@@ -1258,7 +1373,7 @@ static int run_single(const struct opts *o)
 	if (!runs)
 		return 1;
 	for (size_t m = 0; m < o->nmodes; m++) {
-		if (!fl_lock_available(o->modes[m])) {
+		if (!fl_lock_available(o->modes[m].ops)) {
 			fprintf(stderr, "futex_lock: %s\n", FL_NO_FUTEX_LOCK_MSG);
 			free(runs);
 			return 1;
@@ -1266,12 +1381,12 @@ static int run_single(const struct opts *o)
 	}
 	for (size_t m = 0; m < o->nmodes; m++) {
 		struct run *run = &runs[nruns++];
-		struct fl_bench_cfg cfg;
 
-		run->ops = o->modes[m];
+		run->ops = o->modes[m].ops;
+		run->label = o->modes[m].label;
+		run->knobs = &o->modes[m].knobs;
 		run->rep = 1;
-		cfg_for(o, run->ops, &cfg);
-		fl_bench_run(&cfg, &run->r);
+		bench(o, run);
 		status = run_status(run, status);
 		/* a run that never started has no RFC block to print */
 		if (o->json || run->r.setup_failed)
@@ -1305,9 +1420,10 @@ static int run_compare(const struct opts *o)
 	for (size_t m = 0; m < o->nmodes; m++) {
 		struct inst *in = &cmp->inst[cmp->ninst++];
 
-		in->ops = o->modes[m];
+		in->ops = o->modes[m].ops;
+		in->knobs = o->modes[m].knobs;
 		in->available = fl_lock_available(in->ops);
-		snprintf(in->label, sizeof(in->label), "%s", in->ops->name);
+		snprintf(in->label, sizeof(in->label), "%s", o->modes[m].label);
 		navail += in->available;
 	}
 	if (!navail) {
@@ -1337,7 +1453,7 @@ static int run_compare(const struct opts *o)
 		}
 		cmp->base = cmp->ninst;
 		for (size_t k = 0; k < cmp->ninst; k++)
-			if (cmp->inst[k].ops == b)
+			if (cmp->inst[k].ops == b && !cmp->inst[k].knobs.n)
 				cmp->base = k;
 		if (cmp->base == cmp->ninst) {
 			struct inst *in = &cmp->inst[cmp->ninst++];
@@ -1379,7 +1495,6 @@ static int run_compare(const struct opts *o)
 		fl_shuffle(order, cmp->ninst, &rs);
 		for (size_t q = 0; q < cmp->ninst; q++) {
 			const struct inst *in = &cmp->inst[order[q]];
-			struct fl_bench_cfg cfg;
 			struct run *run;
 
 			if (!in->available)
@@ -1393,10 +1508,11 @@ static int run_compare(const struct opts *o)
 			run = &runs[nruns++];
 			memset(run, 0, sizeof(*run));
 			run->ops = in->ops;
+			run->label = in->label;
+			run->knobs = &in->knobs;
 			run->inst = order[q];
 			run->rep = rep + 1;
-			cfg_for(o, in->ops, &cfg);
-			fl_bench_run(&cfg, &run->r);
+			bench(o, run);
 			status = run_status(run, status);
 		}
 		cmp->reps = rep + 1;
@@ -1419,5 +1535,6 @@ int main(int argc, char **argv)
 
 	parse(argc, argv, &o);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	check_knobs(&o);
 	return o.compare ? run_compare(&o) : run_single(&o);
 }

@@ -209,6 +209,110 @@ check "kernel stats: deltas of changing values (7, 0, new counter 5) in text" \
 check "kernel stats: JSON equals text" \
 	"$PY" tests/json_vs_text.py "$TMP/ks.txt" "$TMP/ks.json" 1 -
 
+# --- knob variants (-m MODE@KNOB=VALUE,...) on fake knob files in
+# $FUTEXLOCK_KNOB_DIR, with pthread (it runs on every kernel).  A plain
+# file reads back what was written: a boolean written 0 reads "0" where
+# debugfs says "N"; futex_lock accepts both ---
+bad -m pthread@nosuch=1
+bad -m pthread@spin_backoff=2
+bad -m pthread@spin_max_ns=abc
+bad -m pthread@spin_max_ns=-1
+bad -m pthread@handoff_threshold=4294967296
+bad -m pthread@
+bad -m pthread@spin_backoff
+bad -m pthread@spin_backoff=1,
+bad -m pthread@spin_backoff=1,,spin_calibrate=1
+bad -m pthread@spin_backoff=1,spin_backoff=0
+bad -m nosuchlock@spin_backoff=1
+bad --compare --baseline pthread@spin_backoff=0
+KD=$TMP/knobs
+knobs_reset() {	# the fake debugfs directory, its files at their "defaults"
+	rm -rf "$KD" && mkdir "$KD" &&
+	printf 'Y\n' >"$KD/spin_backoff" && printf 'Y\n' >"$KD/spin_calibrate" &&
+	printf '100000\n' >"$KD/spin_max_ns"
+}
+knobs_same() {	# every file as knobs_reset left it, byte for byte
+	printf 'Y\n' | cmp -s - "$KD/spin_backoff" &&
+	printf 'Y\n' | cmp -s - "$KD/spin_calibrate" &&
+	printf '100000\n' | cmp -s - "$KD/spin_max_ns"
+}
+knobs_reset
+out=$(FUTEXLOCK_KNOB_DIR=$KD "$FL" --compare -m pthread@spin_max_ns=5000 \
+	-m pthread@spin_backoff=0,spin_calibrate=0 -m pthread@spin_max_ns=5000 \
+	-r 2 -t 2 -i 2000 -d 0 -w 0 --json-file "$TMP/kv.json" 2>&1); rc=$?
+check "--compare -m pthread@spin_max_ns=5000 (twice: one instance) -m pthread@spin_backoff=0,spin_calibrate=0: exit 0, a row each, the knobs restored after (rc=$rc)" \
+	eval '[ $rc -eq 0 ] && knobs_same &&
+	      [ "$(grep -cE "^pthread@spin_max_ns=5000 +[0-9.]+ " <<<"$out")" = 1 ] &&
+	      grep -qE "^pthread@spin_backoff=0,spin_calibrate=0 +[0-9.]+ " <<<"$out"'
+kv_json_ok() {
+	"$PY" - "$TMP/kv.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = {"pthread@spin_max_ns=5000": {"spin_max_ns": 5000},
+        "pthread@spin_backoff=0,spin_calibrate=0": {"spin_backoff": 0, "spin_calibrate": 0}}
+ok = j["arguments"]["modes"] == list(want)
+for r in j["summary"] + j["runs"]:	# variants: mode pthread; plain: no "knobs"
+    ok = ok and r.get("knobs") == want.get(r["instance"])
+    ok = ok and (r["mode"] == "pthread" or r["instance"] not in want)
+ok = ok and sorted(r["instance"] for r in j["runs"] if r["instance"] in want) == sorted(list(want) * 2)
+ok = ok and set(want) <= {r["instance"] for r in j["summary"]}
+sys.exit(0 if ok else 1)
+EOF
+}
+check "--compare --json-file: a variant's instance is the whole -m string, mode pthread, \"knobs\" object; plain instances have none" kv_json_ok
+# Set during the run, not only around it: the run reads its kernel-stats
+# file, a FIFO here, before and after its threads run, so between our two
+# writes to it the run is under way and its knobs must hold the values.
+knobs_reset
+mkfifo "$TMP/kvfifo"
+FUTEXLOCK_KNOB_DIR=$KD FUTEXLOCK_KSTATS=$TMP/kvfifo timeout 120 "$FL" \
+	-m pthread@spin_max_ns=5000,spin_backoff=0 -i 2000 -t 2 -d 10 -w 10 \
+	--json-file "$TMP/kv1.json" >"$TMP/kv1.txt" 2>&1 &
+flpid=$!
+printf 'lock_slow: 1\n' | timeout 60 tee "$TMP/kvfifo" >/dev/null
+during=$(cat "$KD/spin_max_ns" "$KD/spin_backoff" | tr '\n' ' ')
+printf 'lock_slow: 2\n' | timeout 60 tee "$TMP/kvfifo" >/dev/null
+wait $flpid; rc=$?
+check "-m pthread@spin_max_ns=5000,spin_backoff=0: the values in the files during the run (${during% }), restored after it, named in the text (rc=$rc)" \
+	eval '[ $rc -eq 0 ] && [ "$during" = "5000 0 " ] && knobs_same &&
+	      grep -qxF "knobs ($KD, set for this run, restored after it): spin_max_ns=5000 spin_backoff=0" "$TMP/kv1.txt" &&
+	      "$PY" tests/json_vs_text.py "$TMP/kv1.txt" "$TMP/kv1.json" 1 2000 >/dev/null'
+# SIGTERM while the knobs are set (the run waits for the FIFO's second
+# write, which never comes): restored, then the signal ends the process
+knobs_reset
+FUTEXLOCK_KNOB_DIR=$KD FUTEXLOCK_KSTATS=$TMP/kvfifo "$FL" -m pthread@spin_max_ns=5000 \
+	-i 2000 -t 2 -d 10 -w 10 >/dev/null 2>&1 &
+flpid=$!
+printf 'lock_slow: 1\n' | timeout 60 tee "$TMP/kvfifo" >/dev/null
+during=$(cat "$KD/spin_max_ns")
+kill -TERM $flpid
+wait $flpid; rc=$?
+check "SIGTERM during a variant's run (spin_max_ns $during): the knob restored, then the signal ends it (rc=$rc)" \
+	eval '[ "$during" = 5000 ] && [ $rc -eq 143 ] && knobs_same'
+# a knob that cannot be set: found before any run (no table), exit 1, the
+# file and the errno named, nothing left changed (spin_max_ns, set before
+# the missing spin_check_runnable is tried, is restored)
+knobs_reset
+out=$(FUTEXLOCK_KNOB_DIR=$KD "$FL" --compare -m pthread \
+	-m pthread@spin_max_ns=5000,spin_check_runnable=0 -r 2 -t 2 -i 2000 2>&1); rc=$?
+check "a missing knob file: exit 1 before any run, the file and ENOENT named, the other knob restored (rc=$rc)" \
+	eval '[ $rc -eq 1 ] && knobs_same && [ ! -e "$KD/spin_check_runnable" ] && ! grep -q "^baseline:" <<<"$out" &&
+	      grep -qF "$KD/spin_check_runnable: cannot read: No such file or directory (ENOENT)" <<<"$out"'
+# one that refuses the write, to root as well: a read-only sysctl (0444)
+knobs_reset
+ln -s /proc/sys/kernel/ngroups_max "$KD/handoff_threshold"
+out=$(FUTEXLOCK_KNOB_DIR=$KD "$FL" -m pthread@spin_backoff=0,handoff_threshold=3 -t 2 -i 2000 2>&1); rc=$?
+check "a knob file that cannot be written: exit 1, the file and the errno named, the other knob restored (rc=$rc)" \
+	eval '[ $rc -eq 1 ] && knobs_same && [ -z "$(grep "^Result:" <<<"$out")" ] &&
+	      grep -qE "$KD/handoff_threshold: cannot write: .* \((EACCES|EPERM|EROFS)\)" <<<"$out"'
+out=$(FUTEXLOCK_KNOB_DIR=$TMP/no-debugfs "$FL" -m pthread@spin_backoff=0 -t 2 -i 2000 2>&1); rc=$?
+check "no knob directory (no patched kernel, no debugfs): exit 1, says what a variant needs (rc=$rc)" \
+	eval '[ $rc -eq 1 ] && grep -qF "$TMP/no-debugfs/spin_backoff: cannot read: No such file or directory (ENOENT) (knob variants need root and the patched kernel" <<<"$out"'
+out=$("$FL" --help)
+check "--help documents -m MODE@KNOB=VALUE, the knobs, and that it needs root and the patched kernel" \
+	eval 'grep -qF -- "-m MODE@KNOB=VALUE[,KNOB=VALUE...]" <<<"$out" &&
+	      grep -q "spin_check_runnable" <<<"$out" && grep -q "Needs root and the patched" <<<"$out"'
+
 # --- negative control: the engine's exclusion check catches a lock that
 # excludes nobody at -d 0 (the owner word, struct fl_owner).  Time-bounded, so
 # the two threads certainly run at the same time; exit 3 = VIOLATED ---
