@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
@@ -159,6 +160,63 @@ static int knob_set(const char *name, long long v)
 		return -1;
 	fprintf(f, "%lld\n", v);
 	return fclose(f);
+}
+
+/* A Y/N debugfs file: 1, 0, or -1 if absent. */
+static int knob_get_bool(const char *name)
+{
+	char path[128], buf[8] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), STATS_DIR "%s", name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = 0;
+	fclose(f);
+	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : -1;
+}
+
+/*
+ * The spin policy: the fixed budget and the rules that can be switched
+ * off (absent on a kernel without them: -1, left alone).  Tests that need
+ * a known budget use spin_policy_fixed(): the fixed spin_max_ns, no
+ * calibration, no back-off (a spin that runs out would skip later ones).
+ */
+static const char * const spin_rules[] = {
+	"spin_check_runnable", "spin_calibrate", "spin_backoff",
+};
+#define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
+
+struct spin_policy {
+	long long max_ns;
+	int rule[NR_SPIN_RULES];
+};
+
+static void spin_policy_save(struct spin_policy *p)
+{
+	p->max_ns = knob_get("spin_max_ns");
+	for (size_t i = 0; i < NR_SPIN_RULES; i++)
+		p->rule[i] = knob_get_bool(spin_rules[i]);
+}
+
+static void spin_policy_restore(const struct spin_policy *p)
+{
+	if (p->max_ns >= 0)
+		knob_set("spin_max_ns", p->max_ns);
+	for (size_t i = 0; i < NR_SPIN_RULES; i++)
+		if (p->rule[i] >= 0)
+			knob_set(spin_rules[i], p->rule[i]);
+}
+
+static int spin_policy_fixed(long long max_ns)
+{
+	if (knob_get_bool("spin_calibrate") >= 0)
+		knob_set("spin_calibrate", 0);
+	if (knob_get_bool("spin_backoff") >= 0)
+		knob_set("spin_backoff", 0);
+	return knob_set("spin_max_ns", max_ns);
 }
 
 static uint64_t now_ns(clockid_t clk)
@@ -909,6 +967,7 @@ static void spin_case(struct __test_metadata *_metadata, int sleepy,
 TEST(adaptive_owner_running)
 {
 	long long old = knob_get("spin_max_ns"), acq, sleeping, delta;
+	struct spin_policy pol;
 
 	REQUIRE_OPS();
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -925,13 +984,13 @@ TEST(adaptive_owner_running)
 	 * sees the owner running (it does not stop with "owner sleeping" in
 	 * most rounds) and the result is correct.
 	 */
+	spin_policy_save(&pol);
 	if (old >= 0)
-		knob_set("spin_max_ns", 1000000);
+		spin_policy_fixed(1000000);
 	acq = stat_get("spin_acquired");
 	sleeping = stat_get("spin_stop_owner_sleeping");
 	spin_case(_metadata, 0, 200000, 40, "spin_attempts", &delta);
-	if (old >= 0)
-		knob_set("spin_max_ns", old);
+	spin_policy_restore(&pol);
 	if (delta >= 0) {
 		acq = stat_get("spin_acquired") - acq;
 		sleeping = stat_get("spin_stop_owner_sleeping") - sleeping;
@@ -1337,6 +1396,7 @@ static void relay_rounds(struct __test_metadata *_metadata, int entry)
 	long long old = knob_get("spin_max_ns");
 	long long old_delay = knob_get("delay_check_owner_us");
 	long long nr0 = stat_get("spin_stop_need_resched"), hits = 0, nrs = 0;
+	struct spin_policy pol;
 	int rounds;
 
 	REQUIRE_OPS();
@@ -1348,7 +1408,8 @@ static void relay_rounds(struct __test_metadata *_metadata, int entry)
 		SKIP(return, "no " STATS_DIR "delay_check_owner_us (CONFIG_FUTEX_LOCK_DEBUG)");
 	if (entry)
 		knob_set("delay_check_owner_us", 5000);
-	knob_set("spin_max_ns", 1000000);
+	spin_policy_save(&pol);
+	spin_policy_fixed(1000000);
 	pin_cpu(0);
 	/*
 	 * Under TCG the spinner is preempted inside the call in about 1 of
@@ -1370,7 +1431,7 @@ static void relay_rounds(struct __test_metadata *_metadata, int entry)
 				     task_sleeping_in(getpid(), r.h_tid, SYS_read))));
 		if (r.rt_fail) {
 			pthread_join(h, NULL);
-			knob_set("spin_max_ns", old);
+			spin_policy_restore(&pol);
 			if (entry)
 				knob_set("delay_check_owner_us", old_delay);
 			SKIP(return, "cannot use SCHED_FIFO");
@@ -1408,7 +1469,7 @@ static void relay_rounds(struct __test_metadata *_metadata, int entry)
 		if (r.s_preempted && r.seen)
 			hits++;
 	}
-	knob_set("spin_max_ns", old);
+	spin_policy_restore(&pol);
 	if (entry)
 		knob_set("delay_check_owner_us", old_delay);
 	TH_LOG("S preempted %s in %lld of %d rounds; need_resched stops in %lld rounds",
@@ -1923,12 +1984,14 @@ TEST(timeout_expired_adaptive_no_spin)
 	struct timespec ts;
 	struct holder h;
 	uint32_t w = 0;
+	struct spin_policy pol;
 	uint64_t t0, dt;
 
 	REQUIRE_OPS();
 	if (old < 0 || sp0 < 0)
 		SKIP(return, "no debugfs spin_max_ns / stats");
-	knob_set("spin_max_ns", 1000000);
+	spin_policy_save(&pol);
+	spin_policy_fixed(1000000);
 	holder_start(&h, &w, 0);	/* owner keeps running */
 	ts = abs_in(CLOCK_MONOTONIC, 0);
 	sp0 = stat_get("spin_attempts");
@@ -1937,7 +2000,7 @@ TEST(timeout_expired_adaptive_no_spin)
 	dt = now_ns(CLOCK_MONOTONIC) - t0;
 	EXPECT_EQ(0, stat_get("spin_attempts") - sp0);
 	holder_stop(&h);
-	knob_set("spin_max_ns", old);
+	spin_policy_restore(&pol);
 	TH_LOG("ETIMEDOUT after %llu us", (unsigned long long)dt / 1000);
 }
 
@@ -1958,6 +2021,230 @@ TEST(spin_max_ns_shows_effective_value)
 	knob_set("spin_max_ns", 50000);
 	EXPECT_EQ(50000, knob_get("spin_max_ns"));
 	knob_set("spin_max_ns", old);
+}
+
+/* ------------------------------------------------------------------ */
+/*
+ * The spin policy (issue 17): each rule is a debugfs switch and its
+ * effect a counter.  These skip without the stats file, but fail on a
+ * kernel that has stats and not the policy (the v4 series).
+ */
+#define REQUIRE_SPIN_POLICY() do {					\
+	REQUIRE_OPS();							\
+	if (stat_get("spin_attempts") < 0)				\
+		SKIP(return, "no " STATS_DIR "stats (CONFIG_FUTEX_LOCK_STATS)"); \
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || !kernel_smp())	\
+		SKIP(return, "spinning needs 2 CPUs and an SMP kernel");	\
+} while (0)
+
+TEST(spin_policy_rules_are_switches)
+{
+	REQUIRE_SPIN_POLICY();
+	for (size_t i = 0; i < NR_SPIN_RULES; i++) {
+		char path[128];
+		int v = knob_get_bool(spin_rules[i]), fd;
+
+		TH_LOG("%s: %d", spin_rules[i], v);
+		ASSERT_NE(-1, v);
+		ASSERT_EQ(0, knob_set(spin_rules[i], 0));
+		EXPECT_EQ(0, knob_get_bool(spin_rules[i]));
+		ASSERT_EQ(0, knob_set(spin_rules[i], 1));
+		EXPECT_EQ(1, knob_get_bool(spin_rules[i]));
+		/* not a boolean: debugfs ignores it (and says 6 bytes written) */
+		snprintf(path, sizeof(path), STATS_DIR "%s", spin_rules[i]);
+		fd = open(path, O_WRONLY);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(6, write(fd, "maybe\n", 6));
+		close(fd);
+		EXPECT_EQ(1, knob_get_bool(spin_rules[i]));
+		knob_set(spin_rules[i], v);
+	}
+}
+
+/*
+ * The budget is the measured cost of blocking: FUTEX_UNLOCK's wake-ups
+ * (a sleeping owner, 8 rounds) move wake_latency_ns, and spin_budget_ns
+ * is that (capped at 1 ms), or the fixed spin_max_ns with spin_calibrate
+ * off.  No value is asserted: only that it is measured and used.
+ */
+TEST(spin_budget_follows_wake_latency)
+{
+	long long lat0, lat1, delta, samples;
+	struct spin_policy pol;
+
+	REQUIRE_SPIN_POLICY();
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[1]);
+	knob_set("spin_calibrate", 1);
+	samples = stat_get("wake_samples");
+	ASSERT_LE(0, samples);
+	lat0 = stat_get("wake_latency_ns");
+	ASSERT_LE(0, lat0);
+	EXPECT_EQ(lat0 < 1000000 ? lat0 : 1000000, stat_get("spin_budget_ns"));
+	spin_case(_metadata, 1, 0, 8, "wakeups_unlock", &delta);
+	lat1 = stat_get("wake_latency_ns");
+	samples = stat_get("wake_samples") - samples;
+	TH_LOG("wake_latency_ns %lld -> %lld after %lld wake-ups, %lld timed",
+	       lat0, lat1, delta, samples);
+	EXPECT_GE(delta, 8);
+	EXPECT_GE(samples, 8);
+	EXPECT_NE(lat0, lat1);
+	EXPECT_EQ(lat1 < 1000000 ? lat1 : 1000000, stat_get("spin_budget_ns"));
+	knob_set("spin_calibrate", 0);
+	knob_set("spin_max_ns", 54321);
+	EXPECT_EQ(54321, stat_get("spin_budget_ns"));
+	spin_policy_restore(&pol);
+}
+
+static void *runnable_hog(void *arg)
+{
+	volatile int *stop = arg;
+
+	pin_cpu(1);
+	while (!*stop)
+		;
+	return NULL;
+}
+
+/*
+ * A thread that never sleeps shares the spinner's CPU: it is runnable
+ * whenever the spinner runs.  With spin_check_runnable every spin stops
+ * at once (spin_stop_runnable); without it, none does for that reason.
+ * The budget is the fixed 1 ms, so that the rule, not a short budget,
+ * decides.
+ */
+static void runnable_case(struct __test_metadata *_metadata, int rule,
+			  long long *stops, long long *spins)
+{
+	long long r0 = stat_get("spin_stop_runnable");
+	struct spin_policy pol;
+	volatile int stop = 0;
+	pthread_t hog;
+
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[0]);
+	ASSERT_LE(0, r0);
+	knob_set("spin_check_runnable", rule);
+	spin_policy_fixed(1000000);
+	ASSERT_EQ(0, pthread_create(&hog, NULL, runnable_hog, (void *)&stop));
+	spin_case(_metadata, 0, 0, 8, "spin_attempts", spins);
+	stop = 1;
+	pthread_join(hog, NULL);
+	*stops = stat_get("spin_stop_runnable") - r0;
+	spin_policy_restore(&pol);
+	TH_LOG("spin_check_runnable %d: spin_stop_runnable +%lld of %lld spins",
+	       rule, *stops, *spins);
+}
+
+TEST(spin_stops_when_another_task_is_runnable)
+{
+	long long stops, spins;
+
+	REQUIRE_SPIN_POLICY();
+	runnable_case(_metadata, 1, &stops, &spins);
+	EXPECT_GE(stops, 1);
+}
+
+TEST(spin_rule_runnable_off_never_stops_for_it)
+{
+	long long stops, spins;
+
+	REQUIRE_SPIN_POLICY();
+	runnable_case(_metadata, 0, &stops, &spins);
+	EXPECT_GE(spins, 1);
+	EXPECT_EQ(0, stops);
+}
+
+/*
+ * The owner keeps running on CPU 0 and holds the lock throughout; we call
+ * FUTEX_LOCK_ADAPTIVE on CPU 1 with a 400 us timeout, 50 times, with a
+ * fixed 100 us budget: every spin runs out on one running owner
+ * (spin_backoff_started), and as the back-off doubles with each, later
+ * calls fall into it and skip the spin (spin_backoff_skipped).  A call
+ * whose spin stopped for another reason proves nothing: with no spin run
+ * out at all the test skips.
+ */
+struct busy_owner {
+	uint32_t word;
+	volatile int locked, release;
+};
+
+static void *busy_owner_fn(void *arg)
+{
+	struct busy_owner *o = arg;
+
+	pin_cpu(0);
+	if (flock(&o->word, FUTEX_LOCK | PRIV, NULL))
+		return (void *)1;
+	o->locked = 1;
+	while (!o->release)
+		;
+	funlock(&o->word, PRIV);
+	return NULL;
+}
+
+static void backoff_case(struct __test_metadata *_metadata, int rule,
+			 long long *started, long long *skipped,
+			 long long *timeouts)
+{
+	long long b0 = stat_get("spin_backoff_started");
+	long long s0 = stat_get("spin_backoff_skipped");
+	long long t0 = stat_get("spin_stop_timeout");
+	struct busy_owner o = { 0 };
+	struct spin_policy pol;
+	int etimedout = 0;
+	pthread_t th;
+
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[2]);
+	ASSERT_LE(0, b0);
+	ASSERT_LE(0, s0);
+	spin_policy_fixed(100000);
+	knob_set("spin_backoff", rule);
+	pin_cpu(1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
+	while (!o.locked)
+		usleep(100);
+	for (int i = 0; i < 50; i++) {
+		struct timespec ts = abs_in(CLOCK_MONOTONIC, 400000);
+
+		etimedout += flock(&o.word, FUTEX_LOCK_ADAPTIVE | PRIV, &ts) == -ETIMEDOUT;
+	}
+	o.release = 1;
+	pthread_join(th, NULL);
+	*started = stat_get("spin_backoff_started") - b0;
+	*skipped = stat_get("spin_backoff_skipped") - s0;
+	*timeouts = stat_get("spin_stop_timeout") - t0;
+	spin_policy_restore(&pol);
+	TH_LOG("spin_backoff %d: 50 calls, %d ETIMEDOUT; spin_stop_timeout +%lld spin_backoff_started +%lld spin_backoff_skipped +%lld",
+	       rule, etimedout, *timeouts, *started, *skipped);
+	EXPECT_EQ(50, etimedout);
+	EXPECT_EQ(0, o.word);
+}
+
+TEST(spin_backs_off_after_spins_run_out)
+{
+	long long started, skipped, timeouts;
+
+	REQUIRE_SPIN_POLICY();
+	backoff_case(_metadata, 1, &started, &skipped, &timeouts);
+	if (timeouts == 0)
+		SKIP(return, "no spin ran out of its budget");
+	EXPECT_GE(started, 1);
+	EXPECT_LE(started, timeouts);
+	EXPECT_GE(skipped, 1);
+}
+
+TEST(spin_rule_backoff_off_skips_nothing)
+{
+	long long started, skipped, timeouts;
+
+	REQUIRE_SPIN_POLICY();
+	backoff_case(_metadata, 0, &started, &skipped, &timeouts);
+	if (timeouts == 0)
+		SKIP(return, "no spin ran out of its budget");
+	EXPECT_EQ(0, started);
+	EXPECT_EQ(0, skipped);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2397,6 +2684,7 @@ TEST(cross_process_bucket_spinner_busy_f10)
 	uint32_t *words = NULL;
 	int fds[3] = { -1, -1, 0 };
 	long long busy, st0[6];
+	struct spin_policy pol;
 	uint64_t end;
 	pthread_t th;
 	pid_t pid;
@@ -2421,7 +2709,8 @@ TEST(cross_process_bucket_spinner_busy_f10)
 
 	pin_cpu(0);
 	ASSERT_EQ(0, flock(&sh->la, FUTEX_LOCK, NULL));	/* P owns la */
-	ASSERT_EQ(0, knob_set("spin_max_ns", F10_SPIN_NS));
+	spin_policy_save(&pol);
+	ASSERT_EQ(0, spin_policy_fixed(F10_SPIN_NS));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
@@ -2469,7 +2758,7 @@ TEST(cross_process_bucket_spinner_busy_f10)
 
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	knob_set("spin_max_ns", old);
+	spin_policy_restore(&pol);
 	close(fds[1]);
 	pthread_join(th, NULL);
 	close(fds[0]);
