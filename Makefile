@@ -50,7 +50,7 @@ FUZZ_ARGS ?=
 DEB_PKGS := build-essential libelf-dev libssl-dev python3-ply linux-source-6.12 libpython3.11-testsuite
 TOOLPATH := $(BUILD)/toolpath
 
-.PHONY: help apps deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
+.PHONY: help ablation apps deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
 	matrix matrix-judge seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
 
@@ -78,6 +78,7 @@ help:
 	@echo "                  FL_MATRIX_THREADS/HOLD/OUTSIDE, _REPEAT/_DURATION (first), _MAX_REPEAT/_MAX_DURATION (caps),"
 	@echo "                  FL_MATRIX_REDO=1|unresolved, MATRIX_TIMEOUT (guest s; a rerun resumes)"
 	@echo "  make matrix-judge  host: the issue-17 verdict table and plots from the cell files there are"
+	@echo "  make ablation  issue-17 ablation in the VM: ADAPTIVE with each spin-policy rule switched off alone (FL_ABL_*)"
 	@echo "  make apps       real programs (RocksDB, sysbench, memcached, stress-ng) under glibc vs the LD_PRELOAD library, in the VM"
 	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
 	@echo "  make torture    futex_torture in the VM for DURATION=s (FLAVOUR=base|debug, SEED, TORTURE_ARGS)"
@@ -178,6 +179,18 @@ matrix: kernel userspace
 	@rc=0; $(VMRUN) -- env $(MATRIX_ENV) userspace/scripts/matrix.sh || rc=$$?; \
 		[ $$rc = 0 ] || echo "matrix: the guest run ended with status $$rc; make matrix again resumes from the cells done"; \
 		$(MAKE) --no-print-directory matrix-judge; exit $$rc
+
+# Issue 17's ablation: per cell, FUTEX_LOCK_ADAPTIVE with every rule of the
+# spin policy on against itself (A/A), each rule switched off alone (its
+# debugfs knob, set by futex_lock around that instance's runs), all three
+# off and FUTEX_LOCK.  FL_ABL_* (userspace/scripts/ablation.sh --help) go
+# into the guest.
+ABLATION_TIMEOUT ?= 3600
+ABLATION_ENV = $(foreach v,$(sort $(filter FL_ABL_%,$(.VARIABLES))),$(v)='$($(v))')
+ablation: FLAVOUR = base
+ablation: VM_TIMEOUT = $(ABLATION_TIMEOUT)
+ablation: kernel userspace
+	@$(VMRUN) -- env $(ABLATION_ENV) userspace/scripts/ablation.sh
 
 # Host only: the verdict table and the plots of the matrix cells there are.
 matrix-judge:
