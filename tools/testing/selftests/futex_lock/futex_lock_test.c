@@ -2108,15 +2108,17 @@ static void *runnable_hog(void *arg)
 
 /*
  * A thread that never sleeps shares the spinner's CPU: it is runnable
- * whenever the spinner runs.  With spin_check_runnable every spin stops
- * at once (spin_stop_runnable); without it, none does for that reason.
- * The budget is the fixed 1 ms, so that the rule, not a short budget,
- * decides.
+ * whenever the spinner runs.  With spin_check_runnable no spin starts
+ * (spin_skipped_runnable) or one stops (spin_stop_runnable, if the hog
+ * was not on the run queue when the spin started); without it, neither
+ * counter moves.  The budget is the fixed 1 ms, so that the rule, not a
+ * short budget, decides.
  */
 static void runnable_case(struct __test_metadata *_metadata, int rule,
 			  long long *stops, long long *spins)
 {
 	long long r0 = stat_get("spin_stop_runnable");
+	long long k0 = stat_get("spin_skipped_runnable");
 	struct spin_policy pol;
 	volatile int stop = 0;
 	pthread_t hog;
@@ -2124,16 +2126,19 @@ static void runnable_case(struct __test_metadata *_metadata, int rule,
 	spin_policy_save(&pol);
 	ASSERT_NE(-1, pol.rule[0]);
 	ASSERT_LE(0, r0);
+	ASSERT_LE(0, k0);
 	knob_set("spin_check_runnable", rule);
 	spin_policy_fixed(1000000);
 	ASSERT_EQ(0, pthread_create(&hog, NULL, runnable_hog, (void *)&stop));
 	spin_case(_metadata, 0, 0, 8, "spin_attempts", spins);
 	stop = 1;
 	pthread_join(hog, NULL);
-	*stops = stat_get("spin_stop_runnable") - r0;
+	k0 = stat_get("spin_skipped_runnable") - k0;
+	r0 = stat_get("spin_stop_runnable") - r0;
+	*stops = k0 + r0;
 	spin_policy_restore(&pol);
-	TH_LOG("spin_check_runnable %d: spin_stop_runnable +%lld of %lld spins",
-	       rule, *stops, *spins);
+	TH_LOG("spin_check_runnable %d: spin_skipped_runnable +%lld, spin_stop_runnable +%lld, spins %lld, over 8 rounds",
+	       rule, k0, r0, *spins);
 }
 
 TEST(spin_stops_when_another_task_is_runnable)
