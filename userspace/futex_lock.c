@@ -1028,7 +1028,8 @@ static void print_kstats_table(const struct compare *cmp, const struct run *runs
 			names = &runs[i].r.kstats;
 	if (!names)
 		return;
-	printf("\nkernel stats (%s): delta per 1000 iterations, mean over runs\n",
+	printf("\nkernel stats (%s): delta per 1000 iterations, mean over runs\n"
+	       "(values such as spin_budget_ns: the value after the run, mean over runs)\n",
 	       fl_kstats_path());
 	printf("%-*s", label_width(cmp), "mode");
 	for (int k = 0; k < names->n; k++)
@@ -1056,7 +1057,9 @@ static void print_kstats_table(const struct compare *cmp, const struct run *runs
 					continue;
 				for (int j = 0; j < r->kstats.n; j++)
 					if (!strcmp(r->kstats.name[j], names->name[k]))
-						sum += 1000.0 * (double)r->kstats.value[j] /
+						sum += fl_kstats_is_gauge(names->name[k]) ?
+						       (double)r->kstats.value[j] :
+						       1000.0 * (double)r->kstats.value[j] /
 						       (double)r->iterations;
 				cnt++;
 			}

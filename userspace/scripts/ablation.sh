@@ -4,12 +4,15 @@
 # costs (make ablation: in the guest, patched base kernel, root).
 #
 # Per cell (threads:hold loops:outside loops) one futex_lock --compare whose
-# baseline is FUTEX_LOCK_ADAPTIVE with every rule on, with its A/A row (the
-# same again), each rule switched off alone through its debugfs knob
-# (futex_lock -m adaptive@KNOB=0: set before each of that instance's runs,
+# baseline is FUTEX_LOCK_ADAPTIVE as the kernel ships it (runnable check and
+# calibrated budget on, back-off off), with its A/A row (the same again),
+# each rule switched from its default alone through its debugfs knob
+# (futex_lock -m adaptive@KNOB=V: set before each of that instance's runs,
 # restored after), all three off (v4's policy: the fixed spin_max_ns budget,
-# 100 us), and FUTEX_LOCK.  A ratio below 1 means the lock is slower without
-# the rule: the rule buys that much; above 1, the rule costs.  Repetitions
+# 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
+# 1 means the lock is slower without it: the rule buys that much; above 1,
+# it costs.  For the back-off (off by default) the row is the lock with it
+# on: above 1 it would pay.  Repetitions
 # go on (--ci-target) until every interval is within FL_ABL_CI percent of
 # its median or FL_ABL_TIME seconds have passed; the A/A row says how wide
 # the noise is and futex_lock's verdicts use it.
@@ -33,7 +36,7 @@ SEED=${FL_ABL_SEED:-}
 
 case ${1:-} in
 -h | --help)
-	sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0 ;;
 "") ;;
 *)
@@ -48,7 +51,7 @@ for c in $CELLS; do
 done
 
 MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=0
-       -m adaptive@spin_backoff=0
+       -m adaptive@spin_backoff=1
        -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0
        -m futex_lock)
 mkdir -p "$OUT"

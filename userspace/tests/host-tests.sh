@@ -208,6 +208,13 @@ check "kernel stats: deltas of changing values (7, 0, new counter 5) in text" \
 	grep -qx "kernel stats ($TMP/kstats, delta): lock_slow=7 spin_acquired=0 sleeps=5" "$TMP/ks.txt"
 check "kernel stats: JSON equals text" \
 	"$PY" tests/json_vs_text.py "$TMP/ks.txt" "$TMP/ks.json" 1 -
+# --compare's per-lock table: counters per 1000 iterations, a gauge
+# (spin_budget_ns) as its value, not divided by the iterations
+printf 'sleeps: 5\nspin_budget_ns: 12345\n' >"$TMP/kgauge"
+FUTEXLOCK_KSTATS=$TMP/kgauge timeout 120 "$FL" --compare -m pthread -r 2 -i 20000 -t 2 \
+	-d 0 -w 0 >"$TMP/kg.txt" 2>&1
+check "kernel stats table of --compare: a gauge is shown as its value (12345.00), a counter per 1000 iterations (0.00)" \
+	grep -Eq '^pthread +0\.00 +12345\.00$' "$TMP/kg.txt"
 
 # --- knob variants (-m MODE@KNOB=VALUE,...) on fake knob files in
 # $FUTEXLOCK_KNOB_DIR, with pthread (it runs on every kernel).  A plain
