@@ -134,19 +134,27 @@ static long long stat_get(const char *name)
 	return v;
 }
 
-static long long knob_get(const char *name)
+/* The first line of a debugfs file of STATS_DIR; -1 if absent. */
+static int knob_read(const char *name, char *buf, int size)
 {
-	char path[128], buf[64];
+	char path[128];
 	FILE *f;
 
 	snprintf(path, sizeof(path), STATS_DIR "%s", name);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
-	if (!fgets(buf, sizeof(buf), f))
+	if (!fgets(buf, size, f))
 		buf[0] = 0;
 	fclose(f);
-	return atoll(buf);
+	return 0;
+}
+
+static long long knob_get(const char *name)
+{
+	char buf[64];
+
+	return knob_read(name, buf, sizeof(buf)) ? -1 : atoll(buf);
 }
 
 static int knob_set(const char *name, long long v)
@@ -165,16 +173,10 @@ static int knob_set(const char *name, long long v)
 /* A Y/N debugfs file: 1, 0, or -1 if absent. */
 static int knob_get_bool(const char *name)
 {
-	char path[128], buf[8] = "";
-	FILE *f;
+	char buf[8];
 
-	snprintf(path, sizeof(path), STATS_DIR "%s", name);
-	f = fopen(path, "r");
-	if (!f)
+	if (knob_read(name, buf, sizeof(buf)))
 		return -1;
-	if (!fgets(buf, sizeof(buf), f))
-		buf[0] = 0;
-	fclose(f);
 	return buf[0] == 'Y' ? 1 : buf[0] == 'N' ? 0 : -1;
 }
 
