@@ -22,6 +22,7 @@ static const struct { const char *name; uint64_t max; } knob_defs[] = {
 	{ "spin_check_runnable", 1 },
 	{ "spin_calibrate", 1 },
 	{ "spin_backoff", 1 },
+	{ "spin_check_waiters", 1 },
 	{ "spin_max_ns", UINT64_MAX },
 	{ "handoff_threshold", UINT32_MAX },
 };

@@ -4,11 +4,12 @@
 # costs (make ablation: in the guest, patched base kernel, root).
 #
 # Per cell (threads:hold loops:outside loops) one futex_lock --compare whose
-# baseline is FUTEX_LOCK_ADAPTIVE as the kernel ships it (runnable check and
-# calibrated budget on, back-off off), with its A/A row (the same again),
+# baseline is FUTEX_LOCK_ADAPTIVE as the kernel ships it (runnable check,
+# calibrated budget and waiters check on, back-off off), with its A/A row
+# (the same again),
 # each rule switched from its default alone through its debugfs knob
 # (futex_lock -m adaptive@KNOB=V: set before each of that instance's runs,
-# restored after), all three off (v4's policy: the fixed spin_max_ns budget,
+# restored after), all four off (v4's policy: the fixed spin_max_ns budget,
 # 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
 # it costs.  For the back-off (off by default) the row is the lock with it
@@ -36,7 +37,7 @@ SEED=${FL_ABL_SEED:-}
 
 case ${1:-} in
 -h | --help)
-	sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0 ;;
 "") ;;
 *)
@@ -51,8 +52,8 @@ for c in $CELLS; do
 done
 
 MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=0
-       -m adaptive@spin_backoff=1
-       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0
+       -m adaptive@spin_backoff=1 -m adaptive@spin_check_waiters=0
+       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0
        -m futex_lock)
 mkdir -p "$OUT"
 echo "ablation: $(fl_env_desc); $(uname -r), $(nproc) CPUs; writing $OUT"
