@@ -365,6 +365,8 @@ struct fl_kstats {
 const char *fl_kstats_path(void);
 /* Reads "name: value" lines; returns 0 if readable, -1 if not (n = -1). */
 int fl_kstats_read(struct fl_kstats *k);
+/* the same from a saved copy of the file */
+int fl_kstats_read_file(const char *path, struct fl_kstats *k);
 /* a value now (the spin budget, a knob), not a count: deltas keep it */
 int fl_kstats_is_gauge(const char *name);
 /* out = after - before, per name of 'after' (missing in before = 0;

@@ -15,11 +15,16 @@ const char *fl_kstats_path(void)
 
 int fl_kstats_read(struct fl_kstats *k)
 {
+	return fl_kstats_read_file(fl_kstats_path(), k);
+}
+
+int fl_kstats_read_file(const char *path, struct fl_kstats *k)
+{
 	char line[256];
 	FILE *f;
 
 	k->n = -1;
-	f = fopen(fl_kstats_path(), "r");
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	k->n = 0;

@@ -106,19 +106,14 @@ trap 'rm -rf "$TMP"' EXIT
 
 kval() { local l; while IFS= read -r l; do [ "${l%%:*}" = "$1" ] && { echo "${l##* }"; return; }; done <"$2"; echo 0; }
 kd() { echo $(( $(kval "$1" "$TMP/k1") - $(kval "$1" "$TMP/k0") )); }
-# kall: " k_NAME=DELTA" for every line of the kernel's stats file (the three
-# that are settings or a high-water mark: their value at the end)
+# kall: " k_NAME=DELTA" for every line of the kernel's stats file (values
+# that are not counts, such as the spin budget: their value at the end;
+# kstats_delta keeps the one list of those)
 kall() {
 	local n v
-	local -A b
-	while IFS=': ' read -r n v; do b[$n]=$v; done <"$TMP/k0"
-	while IFS=': ' read -r n v; do
-		[[ $n =~ ^[a-z_]+$ && $v =~ ^[0-9]+$ ]] || continue
-		case $n in
-		lost_max | handoff_threshold | spin_max_ns | wake_latency_ns | spin_budget_ns) printf ' k_%s=%s' "$n" "$v" ;;
-		*) printf ' k_%s=%s' "$n" $((v - ${b[$n]:-0})) ;;
-		esac
-	done <"$TMP/k1"
+	"$U/build/kstats_delta" "$TMP/k0" "$TMP/k1" | while IFS=': ' read -r n v; do
+		printf ' k_%s=%s' "$n" "$v"
+	done
 }
 # fdiv A B: A / B with 6 decimals (bash integers)
 fdiv() {

@@ -53,21 +53,7 @@ from collections import Counter
 print('test cases:', len(rows), dict(Counter(r.rsplit(' ', 1)[1] for r in rows)))
 PYEOF
 	if [ -f "$OUT/$m.k1" ]; then
-		$PY - "$OUT/$m.k0" "$OUT/$m.k1" >"$OUT/$m.kstats" <<'PYEOF'
-import sys
-def rd(p):
-    d = {}
-    for l in open(p):
-        if ':' in l:
-            k, v = l.split(':', 1)
-            try: d[k.strip()] = int(v)
-            except ValueError: pass
-    return d
-a, b = rd(sys.argv[1]), rd(sys.argv[2])
-for k in b:
-    if k in ('handoff_threshold', 'spin_max_ns', 'lost_max', 'wake_latency_ns', 'spin_budget_ns'): continue
-    print(f"{k}: {b[k] - a.get(k, 0)}")
-PYEOF
+		"$REPO/userspace/build/kstats_delta" "$OUT/$m.k0" "$OUT/$m.k1" >"$OUT/$m.kstats"
 		grep -E "^(lock_syscalls|lock_adaptive_syscalls|unlock_syscalls|sleeps|spin_attempts):" "$OUT/$m.kstats"
 	fi
 done

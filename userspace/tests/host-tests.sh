@@ -215,6 +215,18 @@ FUTEXLOCK_KSTATS=$TMP/kgauge timeout 120 "$FL" --compare -m pthread -r 2 -i 2000
 	-d 0 -w 0 >"$TMP/kg.txt" 2>&1
 check "kernel stats table of --compare: a gauge is shown as its value (12345.00), a counter per 1000 iterations (0.00)" \
 	grep -Eq '^pthread +0\.00 +12345\.00$' "$TMP/kg.txt"
+# kstats_delta (apps.sh, cpython-suites.sh): counters as deltas, the
+# values that are not counts as they are in AFTER, a new line as itself
+printf 'sleeps: 5\nlost_max: 4\nspin_budget_ns: 300\nspin_attempts: 1\n' >"$TMP/kd0"
+printf 'sleeps: 9\nlost_max: 2\nspin_budget_ns: 70\nspin_attempts: 1\nnew_counter: 3\n' >"$TMP/kd1"
+out=$("$B/kstats_delta" "$TMP/kd0" "$TMP/kd1" 2>&1); rc=$?
+want=$(printf 'sleeps: 4\nlost_max: 2\nspin_budget_ns: 70\nspin_attempts: 0\nnew_counter: 3')
+check "kstats_delta: deltas 4 and 0, lost_max and spin_budget_ns as at the end, a new line as itself (rc=$rc)" \
+	eval '[ $rc -eq 0 ] && [ "$out" = "$want" ]'
+"$B/kstats_delta" "$TMP/kd0" >/dev/null 2>&1; rc=$?
+"$B/kstats_delta" "$TMP/kd0" "$TMP/nosuch" >/dev/null 2>&1; rc2=$?
+check "kstats_delta: exit 2 with one file, 1 with an unreadable one ($rc, $rc2)" \
+	eval '[ $rc -eq 2 ] && [ $rc2 -eq 1 ]'
 
 # --- knob variants (-m MODE@KNOB=VALUE,...) on fake knob files in
 # $FUTEXLOCK_KNOB_DIR, with pthread (it runs on every kernel).  A plain
