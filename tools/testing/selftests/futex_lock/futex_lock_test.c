@@ -188,6 +188,7 @@ static int knob_get_bool(const char *name)
  */
 static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
+	"spin_check_waiters",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -2256,6 +2257,171 @@ TEST(spin_rule_backoff_off_skips_nothing)
 		SKIP(return, "no spin ran out of its budget");
 	EXPECT_EQ(0, started);
 	EXPECT_EQ(0, skipped);
+}
+
+/*
+ * A caller that was not woken does not spin past sleeping waiters: with
+ * FUTEX_WAITERS set in the word (by hand here, on a lock whose owner keeps
+ * running on CPU 0) no FUTEX_LOCK_ADAPTIVE call (10, each with a 2 ms
+ * timeout) spins with spin_check_waiters on: they block at once
+ * (spin_skipped_waiters; a call that reaches the kernel after its timeout
+ * under a loaded emulator neither spins nor skips); with it off they may
+ * spin (unless another task was runnable on our CPU).  W on a held word
+ * with nobody queued only sends the owner's unlock to FUTEX_UNLOCK.
+ */
+static void waiters_skip_case(struct __test_metadata *_metadata, int rule,
+			      long long *skipped, long long *spins)
+{
+	long long k0 = stat_get("spin_skipped_waiters");
+	long long a0 = stat_get("spin_attempts");
+	struct busy_owner o = { 0 };
+	struct spin_policy pol;
+	int etimedout = 0;
+	pthread_t th;
+
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[3]);
+	ASSERT_LE(0, k0);
+	spin_policy_fixed(100000);
+	knob_set("spin_check_waiters", rule);
+	pin_cpu(1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
+	while (!o.locked)
+		usleep(100);
+	__atomic_fetch_or(&o.word, FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+	for (int i = 0; i < 10; i++) {
+		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
+
+		etimedout += flock(&o.word, FUTEX_LOCK_ADAPTIVE | PRIV, &ts) == -ETIMEDOUT;
+	}
+	o.release = 1;
+	pthread_join(th, NULL);
+	*skipped = stat_get("spin_skipped_waiters") - k0;
+	*spins = stat_get("spin_attempts") - a0;
+	spin_policy_restore(&pol);
+	TH_LOG("spin_check_waiters %d: 10 calls, %d ETIMEDOUT; spin_skipped_waiters +%lld, spin_attempts +%lld",
+	       rule, etimedout, *skipped, *spins);
+	EXPECT_EQ(10, etimedout);
+	EXPECT_EQ(0, o.word);
+}
+
+TEST(spin_skipped_past_sleeping_waiters)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	waiters_skip_case(_metadata, 1, &skipped, &spins);
+	EXPECT_GE(skipped, 1);
+	EXPECT_EQ(0, spins);
+}
+
+TEST(spin_rule_waiters_off_spins_past_them)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	waiters_skip_case(_metadata, 0, &skipped, &spins);
+	EXPECT_EQ(0, skipped);
+	EXPECT_GE(spins, 1);
+}
+
+/*
+ * FUTEX_WAITERS appearing during the spin of a caller that was not woken
+ * ends it (spin_stop_waiters).  Each round the owner (running on CPU 0)
+ * waits until we spin (spin_attempts moved), sets W, and keeps the lock
+ * 300 us more; the budget is the fixed 1 ms, so that with the rule off the
+ * spin outlasts the owner and takes the lock.  A round in which the owner
+ * saw the spin only after it had run out proves nothing: if every spin
+ * ran out, the test skips.
+ */
+struct waiters_owner {
+	uint32_t word;
+	volatile int round, locked, calling, done;
+};
+
+static void *waiters_owner_fn(void *arg)
+{
+	struct waiters_owner *o = arg;
+
+	pin_cpu(0);
+	for (int i = 1; i <= o->round; i++) {
+		uint64_t end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+		long long sp0;
+
+		flock(&o->word, FUTEX_LOCK | PRIV, NULL);
+		sp0 = stat_get("spin_attempts");
+		o->locked = i;
+		while (o->calling != i)
+			;
+		while (stat_get("spin_attempts") <= sp0 &&
+		       now_ns(CLOCK_MONOTONIC) < end)
+			;
+		__atomic_fetch_or(&o->word, FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+		busy_ns(300000);
+		funlock(&o->word, PRIV);
+		while (o->done != i)
+			;
+	}
+	return NULL;
+}
+
+static void waiters_stop_case(struct __test_metadata *_metadata, int rule,
+			      long long *stops, long long *acquired,
+			      long long *timeouts)
+{
+	long long w0 = stat_get("spin_stop_waiters");
+	long long q0 = stat_get("spin_acquired");
+	long long t0 = stat_get("spin_stop_timeout");
+	struct waiters_owner o = { .round = 10 };
+	struct spin_policy pol;
+	int errors = 0;
+	pthread_t th;
+
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[3]);
+	ASSERT_LE(0, w0);
+	spin_policy_fixed(1000000);
+	knob_set("spin_check_waiters", rule);
+	pin_cpu(1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, waiters_owner_fn, &o));
+	for (int i = 1; i <= o.round; i++) {
+		while (o.locked != i)
+			;
+		o.calling = i;
+		errors += flock(&o.word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL) != 0;
+		errors += (o.word & FUTEX_TID_MASK) != (uint32_t)gettid_();
+		errors += funlock(&o.word, PRIV) != 0;
+		o.done = i;
+	}
+	pthread_join(th, NULL);
+	*stops = stat_get("spin_stop_waiters") - w0;
+	*acquired = stat_get("spin_acquired") - q0;
+	*timeouts = stat_get("spin_stop_timeout") - t0;
+	spin_policy_restore(&pol);
+	TH_LOG("spin_check_waiters %d: 10 rounds; spin_stop_waiters +%lld, spin_acquired +%lld, spin_stop_timeout +%lld",
+	       rule, *stops, *acquired, *timeouts);
+	EXPECT_EQ(0, errors);
+	EXPECT_EQ(0, o.word);
+}
+
+TEST(spin_stops_when_waiters_bit_appears)
+{
+	long long stops, acquired, timeouts;
+
+	REQUIRE_SPIN_POLICY();
+	waiters_stop_case(_metadata, 1, &stops, &acquired, &timeouts);
+	if (!stops && timeouts >= 10)
+		SKIP(return, "every spin ran out before the owner set W");
+	EXPECT_GE(stops, 1);
+}
+
+TEST(spin_rule_waiters_off_never_stops_for_them)
+{
+	long long stops, acquired, timeouts;
+
+	REQUIRE_SPIN_POLICY();
+	waiters_stop_case(_metadata, 0, &stops, &acquired, &timeouts);
+	EXPECT_EQ(0, stops);
 }
 
 /* ------------------------------------------------------------------ */
