@@ -184,11 +184,12 @@ static int knob_get_bool(const char *name)
  * The spin policy: the fixed budget and the rules that can be switched
  * off (absent on a kernel without them: -1, left alone).  Tests that need
  * a known budget use spin_policy_fixed(): the fixed spin_max_ns, no
- * calibration, no back-off (a spin that runs out would skip later ones).
+ * calibration, no back-off (a spin that runs out would skip later ones),
+ * no overload check (a test's own busy threads overcommit a small guest).
  */
 static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
-	"spin_check_waiters",
+	"spin_check_waiters", "spin_check_overload",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -219,6 +220,8 @@ static int spin_policy_fixed(long long max_ns)
 		knob_set("spin_calibrate", 0);
 	if (knob_get_bool("spin_backoff") >= 0)
 		knob_set("spin_backoff", 0);
+	if (knob_get_bool("spin_check_overload") >= 0)
+		knob_set("spin_check_overload", 0);
 	return knob_set("spin_max_ns", max_ns);
 }
 
@@ -2260,24 +2263,42 @@ TEST(spin_rule_backoff_off_skips_nothing)
 }
 
 /*
- * A caller that was not woken does not spin past sleeping waiters: with
- * FUTEX_WAITERS set in the word (by hand here, on a lock whose owner keeps
- * running on CPU 0) no FUTEX_LOCK_ADAPTIVE call (10, each with a 2 ms
- * timeout) spins with spin_check_waiters on: they block at once
- * (spin_skipped_waiters; a call that reaches the kernel after its timeout
- * under a loaded emulator neither spins nor skips); with it off they may
- * spin (unless another task was runnable on our CPU).  W on a held word
- * with nobody queued only sends the owner's unlock to FUTEX_UNLOCK.
+ * A caller that was not woken does not spin past sleeping waiters: with a
+ * FUTEX_LOCK waiter queued behind an owner that keeps running on CPU 0,
+ * no FUTEX_LOCK_ADAPTIVE call (10, each with a 2 ms timeout) spins with
+ * spin_check_waiters on: they block at once (spin_skipped_waiters; a call
+ * that reaches the kernel after its timeout under a loaded emulator
+ * neither spins nor skips); with it off they may spin (unless another
+ * task was runnable on our CPU).  With @stale the word gets W by hand
+ * instead and nobody is queued: W left behind by a woken waiter that took
+ * the word says nothing about sleepers, and the calls spin with the rule
+ * on as well.
  */
+struct waiters_sleeper {
+	struct busy_owner *o;
+	int ret;
+};
+
+static void *waiters_sleeper_fn(void *arg)
+{
+	struct waiters_sleeper *sl = arg;
+
+	sl->ret = flock(&sl->o->word, FUTEX_LOCK | PRIV, NULL);
+	if (!sl->ret)
+		sl->ret = funlock(&sl->o->word, PRIV);
+	return NULL;
+}
+
 static void waiters_skip_case(struct __test_metadata *_metadata, int rule,
-			      long long *skipped, long long *spins)
+			      bool stale, long long *skipped, long long *spins)
 {
 	long long k0 = stat_get("spin_skipped_waiters");
 	long long a0 = stat_get("spin_attempts");
 	struct busy_owner o = { 0 };
+	struct waiters_sleeper sl = { .o = &o, .ret = -1 };
 	struct spin_policy pol;
+	pthread_t th, sth;
 	int etimedout = 0;
-	pthread_t th;
 
 	spin_policy_save(&pol);
 	ASSERT_NE(-1, pol.rule[3]);
@@ -2288,19 +2309,31 @@ static void waiters_skip_case(struct __test_metadata *_metadata, int rule,
 	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
 	while (!o.locked)
 		usleep(100);
-	__atomic_fetch_or(&o.word, FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+	if (stale) {
+		__atomic_fetch_or(&o.word, FUTEX_WAITERS, __ATOMIC_SEQ_CST);
+	} else {
+		/* W is set under the hb lock that also queues the sleeper */
+		ASSERT_EQ(0, pthread_create(&sth, NULL, waiters_sleeper_fn, &sl));
+		while (!(__atomic_load_n(&o.word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS))
+			usleep(100);
+	}
 	for (int i = 0; i < 10; i++) {
 		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
 
 		etimedout += flock(&o.word, FUTEX_LOCK_ADAPTIVE | PRIV, &ts) == -ETIMEDOUT;
 	}
-	o.release = 1;
-	pthread_join(th, NULL);
 	*skipped = stat_get("spin_skipped_waiters") - k0;
 	*spins = stat_get("spin_attempts") - a0;
+	o.release = 1;
+	pthread_join(th, NULL);
+	if (!stale) {
+		pthread_join(sth, NULL);
+		EXPECT_EQ(0, sl.ret);
+	}
 	spin_policy_restore(&pol);
-	TH_LOG("spin_check_waiters %d: 10 calls, %d ETIMEDOUT; spin_skipped_waiters +%lld, spin_attempts +%lld",
-	       rule, etimedout, *skipped, *spins);
+	TH_LOG("spin_check_waiters %d, %s: 10 calls, %d ETIMEDOUT; spin_skipped_waiters +%lld, spin_attempts +%lld",
+	       rule, stale ? "stale W, nobody queued" : "one sleeper queued",
+	       etimedout, *skipped, *spins);
 	EXPECT_EQ(10, etimedout);
 	EXPECT_EQ(0, o.word);
 }
@@ -2310,7 +2343,7 @@ TEST(spin_skipped_past_sleeping_waiters)
 	long long skipped, spins;
 
 	REQUIRE_SPIN_POLICY();
-	waiters_skip_case(_metadata, 1, &skipped, &spins);
+	waiters_skip_case(_metadata, 1, false, &skipped, &spins);
 	EXPECT_GE(skipped, 1);
 	EXPECT_EQ(0, spins);
 }
@@ -2320,7 +2353,101 @@ TEST(spin_rule_waiters_off_spins_past_them)
 	long long skipped, spins;
 
 	REQUIRE_SPIN_POLICY();
-	waiters_skip_case(_metadata, 0, &skipped, &spins);
+	waiters_skip_case(_metadata, 0, false, &skipped, &spins);
+	EXPECT_EQ(0, skipped);
+	EXPECT_GE(spins, 1);
+}
+
+TEST(spin_not_skipped_for_stale_waiters_bit)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	waiters_skip_case(_metadata, 1, true, &skipped, &spins);
+	EXPECT_EQ(0, skipped);
+	EXPECT_GE(spins, 1);
+}
+
+/*
+ * No spin starts while the machine has more runnable tasks than CPUs: the
+ * owner keeps running on CPU 0 and holds the lock, as many busy threads
+ * as there are CPUs share CPU 0 with it, and we call FUTEX_LOCK_ADAPTIVE
+ * on CPU 1 (alone there) 10 times with a 2 ms timeout.  With
+ * spin_check_overload on no call spins (spin_skipped_overload); with it
+ * off they may.  The runnable rule is switched off, so that a busy
+ * thread that strays onto CPU 1 cannot decide instead.
+ */
+static void *overload_hog_fn(void *arg)
+{
+	volatile int *stop = arg;
+
+	pin_cpu(0);
+	while (!*stop)
+		;
+	return NULL;
+}
+
+static void overload_case(struct __test_metadata *_metadata, int rule,
+			  long long *skipped, long long *spins)
+{
+	long long k0 = stat_get("spin_skipped_overload");
+	long long a0 = stat_get("spin_attempts");
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct busy_owner o = { 0 };
+	struct spin_policy pol;
+	volatile int stop = 0;
+	pthread_t th, hogs[64];
+	int etimedout = 0, nhogs = 0;
+
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[4]);
+	ASSERT_LE(0, k0);
+	spin_policy_fixed(100000);
+	knob_set("spin_check_runnable", 0);
+	knob_set("spin_check_overload", rule);
+	pin_cpu(1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
+	while (!o.locked)
+		usleep(100);
+	for (; nhogs < ncpus && nhogs < 64; nhogs++)
+		ASSERT_EQ(0, pthread_create(&hogs[nhogs], NULL, overload_hog_fn,
+					    (void *)&stop));
+	usleep(20000);
+	for (int i = 0; i < 10; i++) {
+		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
+
+		etimedout += flock(&o.word, FUTEX_LOCK_ADAPTIVE | PRIV, &ts) == -ETIMEDOUT;
+	}
+	*skipped = stat_get("spin_skipped_overload") - k0;
+	*spins = stat_get("spin_attempts") - a0;
+	stop = 1;
+	while (nhogs)
+		pthread_join(hogs[--nhogs], NULL);
+	o.release = 1;
+	pthread_join(th, NULL);
+	spin_policy_restore(&pol);
+	TH_LOG("spin_check_overload %d: %ld busy threads beside the owner; 10 calls, %d ETIMEDOUT; spin_skipped_overload +%lld, spin_attempts +%lld",
+	       rule, ncpus, etimedout, *skipped, *spins);
+	EXPECT_EQ(10, etimedout);
+	EXPECT_EQ(0, o.word);
+}
+
+TEST(spin_skipped_while_overcommitted)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	overload_case(_metadata, 1, &skipped, &spins);
+	EXPECT_GE(skipped, 1);
+	EXPECT_EQ(0, spins);
+}
+
+TEST(spin_rule_overload_off_spins_anyway)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	overload_case(_metadata, 0, &skipped, &spins);
 	EXPECT_EQ(0, skipped);
 	EXPECT_GE(spins, 1);
 }
