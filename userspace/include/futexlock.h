@@ -62,8 +62,21 @@ static inline long fl_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
 	return syscall(SYS_futex, (uint32_t *)uaddr, op, val, ts, uaddr2, val3);
 }
 
-/* Kernel thread id of the caller, cached per thread. */
-pid_t fl_gettid(void);
+/*
+ * Kernel thread id of the caller, cached per thread.  Inline: the TID
+ * locks call it on every lock and unlock, and a call there would make
+ * their fast path dearer than the wait/wake locks' (most of all under
+ * TCG, where every return is an indirect-branch lookup).
+ */
+extern _Thread_local pid_t fl_tid_cache;
+pid_t fl_gettid_slow(void);
+
+static inline pid_t fl_gettid(void)
+{
+	pid_t tid = fl_tid_cache;
+
+	return __builtin_expect(tid != 0, 1) ? tid : fl_gettid_slow();
+}
 
 /*
  * Feature probe: FUTEX_UNLOCK on a private word that holds 0.

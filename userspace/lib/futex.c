@@ -5,12 +5,11 @@
 #include <errno.h>
 #include <string.h>
 
-static _Thread_local pid_t fl_tid_cache;
+_Thread_local pid_t fl_tid_cache;
 
-pid_t fl_gettid(void)
+pid_t fl_gettid_slow(void)
 {
-	if (!fl_tid_cache)
-		fl_tid_cache = (pid_t)syscall(SYS_gettid);
+	fl_tid_cache = (pid_t)syscall(SYS_gettid);
 	return fl_tid_cache;
 }
 

@@ -376,6 +376,37 @@ static void test_kstats_delta(void)
 	rmdir(dir);
 }
 
+/*
+ * fl_gettid() caches the TID per thread (the TID locks' fast paths read it
+ * on every call): the main thread and a new thread each get their own.
+ */
+static void *gettid_worker(void *arg)
+{
+	pid_t *tids = arg;
+
+	tids[0] = fl_gettid();
+	tids[1] = fl_gettid();
+	tids[2] = (pid_t)syscall(SYS_gettid);
+	return NULL;
+}
+
+static void test_gettid(void)
+{
+	pid_t main1 = fl_gettid(), main2 = fl_gettid();
+	pid_t tids[3] = { 0, 0, 0 };
+	pthread_t th;
+	char extra[128];
+	bool ok;
+
+	ok = pthread_create(&th, NULL, gettid_worker, tids) == 0 &&
+	     pthread_join(th, NULL) == 0;
+	ok = ok && main1 == (pid_t)syscall(SYS_gettid) && main2 == main1 &&
+	     tids[0] == tids[2] && tids[1] == tids[2] && tids[0] != main1;
+	snprintf(extra, sizeof(extra), "main %d %d, thread %d %d (kernel %d)",
+		 (int)main1, (int)main2, (int)tids[0], (int)tids[1], (int)tids[2]);
+	tap(ok, "%s: each thread gets its own TID", "fl_gettid", extra);
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
@@ -409,12 +440,13 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 2;
+	ntests = nsel * 3 + 3;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
 		printf("# FUTEXLOCK_TEST_BROKEN_LOCK=1: test-broken is tested as a real lock; this run must fail\n");
 	test_kstats_delta();
+	test_gettid();
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];
