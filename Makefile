@@ -182,7 +182,7 @@ matrix: kernel userspace
 
 # Issue 17's ablation: per cell, FUTEX_LOCK_ADAPTIVE with every rule of the
 # spin policy on against itself (A/A), each rule switched off alone (its
-# debugfs knob, set by futex_lock around that instance's runs), all three
+# debugfs knob, set by futex_lock around that instance's runs), all of them
 # off and FUTEX_LOCK.  FL_ABL_* (userspace/scripts/ablation.sh --help) go
 # into the guest.
 ABLATION_TIMEOUT ?= 3600
