@@ -66,7 +66,9 @@ static inline long fl_futex(_Atomic uint32_t *uaddr, int op, uint32_t val,
  * Kernel thread id of the caller, cached per thread.  Inline: the TID
  * locks call it on every lock and unlock, and a call there would make
  * their fast path dearer than the wait/wake locks' (most of all under
- * TCG, where every return is an indirect-branch lookup).
+ * TCG, where every return is an indirect-branch lookup).  A fork() child
+ * starts with an empty cache (pthread_atfork); a vfork() or raw clone()
+ * child must not call it.  C only (_Thread_local).
  */
 extern _Thread_local pid_t fl_tid_cache;
 pid_t fl_gettid_slow(void);

@@ -3,12 +3,27 @@
 #include "futexlock.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 
 _Thread_local pid_t fl_tid_cache;
 
+/* A fork() child is a new task: forget the parent thread's TID. */
+static void fl_tid_cache_reset(void)
+{
+	fl_tid_cache = 0;
+}
+
+static void fl_tid_atfork(void)
+{
+	(void)pthread_atfork(NULL, NULL, fl_tid_cache_reset);
+}
+
 pid_t fl_gettid_slow(void)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	(void)pthread_once(&once, fl_tid_atfork);
 	fl_tid_cache = (pid_t)syscall(SYS_gettid);
 	return fl_tid_cache;
 }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 
 static int testno;
 static int failures;
@@ -407,6 +408,24 @@ static void test_gettid(void)
 	tap(ok, "%s: each thread gets its own TID", "fl_gettid", extra);
 }
 
+/* A child of fork() is a new thread: it must not keep the parent's TID. */
+static void test_gettid_fork(void)
+{
+	pid_t parent = fl_gettid(), child;
+	int status = 0;
+	char extra[96];
+	bool ok;
+
+	child = fork();
+	if (child == 0)
+		_exit(fl_gettid() == getpid() && fl_gettid() != parent ? 0 : 1);
+	ok = child > 0 && waitpid(child, &status, 0) == child &&
+	     WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	snprintf(extra, sizeof(extra), "parent %d, child %d, child status 0x%x",
+		 (int)parent, (int)child, status);
+	tap(ok, "%s: a fork() child gets its own TID", "fl_gettid", extra);
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
@@ -440,13 +459,14 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 3;
+	ntests = nsel * 3 + 4;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
 		printf("# FUTEXLOCK_TEST_BROKEN_LOCK=1: test-broken is tested as a real lock; this run must fail\n");
 	test_kstats_delta();
 	test_gettid();
+	test_gettid_fork();
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];
