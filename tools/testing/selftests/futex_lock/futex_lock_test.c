@@ -2106,12 +2106,18 @@ TEST(spin_budget_follows_wake_latency)
 	spin_policy_restore(&pol);
 }
 
-static void *runnable_hog(void *arg)
-{
-	volatile int *stop = arg;
+/* A thread that keeps one CPU busy until told to stop (the spin rules' tests). */
+struct cpu_hog {
+	volatile int stop;
+	int cpu;
+};
 
-	pin_cpu(1);
-	while (!*stop)
+static void *cpu_hog_fn(void *arg)
+{
+	struct cpu_hog *h = arg;
+
+	pin_cpu(h->cpu);
+	while (!h->stop)
 		;
 	return NULL;
 }
@@ -2130,7 +2136,7 @@ static void runnable_case(struct __test_metadata *_metadata, int rule,
 	long long r0 = stat_get("spin_stop_runnable");
 	long long k0 = stat_get("spin_skipped_runnable");
 	struct spin_policy pol;
-	volatile int stop = 0;
+	struct cpu_hog hog_arg = { .stop = 0, .cpu = 1 };
 	pthread_t hog;
 
 	spin_policy_save(&pol);
@@ -2139,9 +2145,9 @@ static void runnable_case(struct __test_metadata *_metadata, int rule,
 	ASSERT_LE(0, k0);
 	knob_set("spin_check_runnable", rule);
 	spin_policy_fixed(1000000);
-	ASSERT_EQ(0, pthread_create(&hog, NULL, runnable_hog, (void *)&stop));
+	ASSERT_EQ(0, pthread_create(&hog, NULL, cpu_hog_fn, &hog_arg));
 	spin_case(_metadata, 0, 0, 8, "spin_attempts", spins);
-	stop = 1;
+	hog_arg.stop = 1;
 	pthread_join(hog, NULL);
 	k0 = stat_get("spin_skipped_runnable") - k0;
 	r0 = stat_get("spin_stop_runnable") - r0;
@@ -2377,16 +2383,6 @@ TEST(spin_not_skipped_for_stale_waiters_bit)
  * off they may.  The runnable rule is switched off, so that a busy
  * thread that strays onto CPU 1 cannot decide instead.
  */
-static void *overload_hog_fn(void *arg)
-{
-	volatile int *stop = arg;
-
-	pin_cpu(0);
-	while (!*stop)
-		;
-	return NULL;
-}
-
 static void overload_case(struct __test_metadata *_metadata, int rule,
 			  long long *skipped, long long *spins)
 {
@@ -2395,7 +2391,7 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct busy_owner o = { 0 };
 	struct spin_policy pol;
-	volatile int stop = 0;
+	struct cpu_hog hog_arg = { .stop = 0, .cpu = 0 };
 	pthread_t th, hogs[64];
 	int etimedout = 0, nhogs = 0;
 
@@ -2410,8 +2406,8 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	while (!o.locked)
 		usleep(100);
 	for (; nhogs < ncpus && nhogs < 64; nhogs++)
-		ASSERT_EQ(0, pthread_create(&hogs[nhogs], NULL, overload_hog_fn,
-					    (void *)&stop));
+		ASSERT_EQ(0, pthread_create(&hogs[nhogs], NULL, cpu_hog_fn,
+					    &hog_arg));
 	usleep(20000);
 	for (int i = 0; i < 10; i++) {
 		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
@@ -2420,7 +2416,7 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	}
 	*skipped = stat_get("spin_skipped_overload") - k0;
 	*spins = stat_get("spin_attempts") - a0;
-	stop = 1;
+	hog_arg.stop = 1;
 	while (nhogs)
 		pthread_join(hogs[--nhogs], NULL);
 	o.release = 1;
