@@ -5,11 +5,12 @@
 #
 # Per cell (threads:hold loops:outside loops) one futex_lock --compare whose
 # baseline is FUTEX_LOCK_ADAPTIVE as the kernel ships it (runnable check,
-# calibrated budget, waiters and overload checks on, back-off off), with
+# calibrated budget, waiters, overload and first-wake checks on, back-off
+# off), with
 # its A/A row (the same again),
 # each rule switched from its default alone through its debugfs knob
 # (futex_lock -m adaptive@KNOB=V: set before each of that instance's runs,
-# restored after), all five off (v4's policy: the fixed spin_max_ns budget,
+# restored after), all six off (v4's policy: the fixed spin_max_ns budget,
 # 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
 # it costs.  For the back-off (off by default) the row is the lock with it
@@ -53,8 +54,8 @@ done
 
 MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=0
        -m adaptive@spin_backoff=1 -m adaptive@spin_check_waiters=0
-       -m adaptive@spin_check_overload=0
-       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0
+       -m adaptive@spin_check_overload=0 -m adaptive@spin_check_first_wake=0
+       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0
        -m futex_lock)
 mkdir -p "$OUT"
 echo "ablation: $(fl_env_desc); $(uname -r), $(nproc) CPUs; writing $OUT"

@@ -189,7 +189,7 @@ static int knob_get_bool(const char *name)
  */
 static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
-	"spin_check_waiters", "spin_check_overload",
+	"spin_check_waiters", "spin_check_overload", "spin_check_first_wake",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -2446,6 +2446,118 @@ TEST(spin_rule_overload_off_spins_anyway)
 	overload_case(_metadata, 0, &skipped, &spins);
 	EXPECT_EQ(0, skipped);
 	EXPECT_GE(spins, 1);
+}
+
+/*
+ * A woken waiter spins only after it lost the lock once in the call.  W1
+ * (FUTEX_LOCK_ADAPTIVE, CPU 1) sleeps behind us, the owner (CPU 0, asleep
+ * in usleep() meanwhile, so that W1 cannot spin on us).  We unlock with
+ * FUTEX_UNLOCK, which wakes W1 into delay_after_wake_ms, take the word
+ * back in user space and run on CPU 0 holding it until FUTEX_WAITERS is
+ * back, which W1 sets under the hb lock after its spin, if any, ended
+ * (the budget is the fixed 100 us).  With spin_check_first_wake on, W1
+ * does not spin (spin_skipped_first_wake moves, spin_attempts does not);
+ * with it off it spins, unless another task was runnable on CPU 1 (the
+ * overload rule is off): then the round proves nothing.  Our unlock then
+ * finds W1, one loss down, and the word free.
+ */
+struct first_wake_waiter {
+	uint32_t *word;
+	pid_t tid;
+	int ret;
+	atomic_int done;
+};
+
+static void *first_wake_waiter_fn(void *arg)
+{
+	struct first_wake_waiter *x = arg;
+	struct timespec to = abs_in(CLOCK_MONOTONIC, HANG_NS);
+
+	pin_cpu(1);
+	x->tid = gettid_();
+	x->ret = flock(x->word, FUTEX_LOCK_ADAPTIVE | PRIV, &to);
+	if (!x->ret)
+		x->ret = funlock(x->word, PRIV);
+	atomic_store(&x->done, 1);
+	return NULL;
+}
+
+static void first_wake_case(struct __test_metadata *_metadata, int rule,
+			    long long *skipped, long long *spins,
+			    long long *runnable)
+{
+	long long old_delay = knob_get("delay_after_wake_ms");
+	long long thr = knob_get("handoff_threshold");
+	uint32_t word, tid = gettid_(), zero = 0;
+	struct first_wake_waiter w1 = { .word = &word };
+	long long k0, a0, r0;
+	struct spin_policy pol;
+	pid_t pid = getpid();
+	uint64_t end;
+	pthread_t t1;
+
+	spin_policy_save(&pol);
+	ASSERT_NE(-1, pol.rule[5]);
+	ASSERT_LE(0, thr);
+	spin_policy_fixed(100000);
+	knob_set("spin_check_first_wake", rule);
+	knob_set("handoff_threshold", 1000);	/* W1 is woken, not handed it */
+	pin_cpu(0);
+	word = tid;
+	ASSERT_EQ(0, pthread_create(&t1, NULL, first_wake_waiter_fn, &w1));
+	ASSERT_TRUE(WAIT_FOR(w1.tid));
+	ASSERT_TRUE(wait_sleeping_in(pid, w1.tid, SYS_futex));
+	ASSERT_TRUE(__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS);
+	k0 = stat_get("spin_skipped_first_wake");
+	a0 = stat_get("spin_attempts");
+	r0 = stat_get("spin_skipped_runnable");
+	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 200));
+	ASSERT_EQ(0, futex_sys(&word, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0));
+	ASSERT_TRUE(WAIT_FOR(task_state(pid, w1.tid) == 'D'));
+	/* the owner takes the lock back before W1 runs, and keeps running */
+	ASSERT_TRUE(atomic_compare_exchange_strong((_Atomic uint32_t *)&word,
+						   &zero, tid));
+	knob_set("delay_after_wake_ms", old_delay);
+	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+	while (!(__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS) &&
+	       now_ns(CLOCK_MONOTONIC) < end)
+		;
+	*skipped = stat_get("spin_skipped_first_wake") - k0;
+	*spins = stat_get("spin_attempts") - a0;
+	*runnable = stat_get("spin_skipped_runnable") - r0;
+	EXPECT_TRUE(__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS);
+	ASSERT_EQ(0, funlock(&word, PRIV));
+	pthread_join(t1, NULL);
+	spin_policy_restore(&pol);
+	knob_set("handoff_threshold", thr);
+	TH_LOG("spin_check_first_wake %d: W1 woken with the word held by a running owner; spin_skipped_first_wake +%lld, spin_attempts +%lld, spin_skipped_runnable +%lld",
+	       rule, *skipped, *spins, *runnable);
+	EXPECT_EQ(0, w1.ret);
+	EXPECT_EQ(0, word);
+}
+
+TEST(spin_skipped_on_first_wake)
+{
+	long long skipped, spins, runnable;
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	first_wake_case(_metadata, 1, &skipped, &spins, &runnable);
+	EXPECT_EQ(1, skipped);
+	EXPECT_EQ(0, spins);
+}
+
+TEST(spin_rule_first_wake_off_spins)
+{
+	long long skipped, spins, runnable;
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	first_wake_case(_metadata, 0, &skipped, &spins, &runnable);
+	EXPECT_EQ(0, skipped);
+	if (!spins && runnable)
+		SKIP(return, "another task was runnable on CPU 1: no spin to see");
+	EXPECT_EQ(1, spins);
 }
 
 /*
