@@ -2449,23 +2449,26 @@ TEST(spin_rule_overload_off_spins_anyway)
 }
 
 /*
- * A woken waiter spins only after it lost the lock once in the call.  W1
- * (FUTEX_LOCK_ADAPTIVE, CPU 1) sleeps behind us, the owner (CPU 0, asleep
- * in usleep() meanwhile, so that W1 cannot spin on us).  We unlock with
- * FUTEX_UNLOCK, which wakes W1 into delay_after_wake_ms, take the word
- * back in user space and run on CPU 0 holding it until FUTEX_WAITERS is
- * back, which W1 sets under the hb lock after its spin, if any, ended
- * (the budget is the fixed 100 us).  With spin_check_first_wake on, W1
- * does not spin (spin_skipped_first_wake moves, spin_attempts does not);
- * with it off it spins, unless another task was runnable on CPU 1 (the
- * overload rule is off): then the round proves nothing.  Our unlock then
- * finds W1, one loss down, and the word free.
+ * With waiters queued behind it, a woken waiter spins only after it has
+ * lost the lock once.  W1 (FUTEX_LOCK_ADAPTIVE) and, with @behind, W2
+ * (FUTEX_LOCK) sleep on CPU 1, in that order, behind us, the owner (on
+ * CPU 0, asleep in usleep() meanwhile, so that W1 cannot spin on us).
+ * Each round we unlock with FUTEX_UNLOCK, which wakes W1 into
+ * delay_after_wake_ms, take the word back in user space and run on CPU 0
+ * holding it until FUTEX_WAITERS is back, which W1 sets under the hb lock
+ * after its spin, if any, ended (the fixed 100 us budget): in round 1 W1
+ * has not lost yet, in round 2 it has.  A round in which W1 ran before we
+ * took the word back proves nothing (skip).  Per round the counters
+ * spin_skipped_first_wake, spin_attempts, and what else can keep W1 from
+ * spinning (spin_skipped_runnable, spin_busy) are read; they are
+ * system-wide, so nothing else may use the ops meanwhile.  At the end our
+ * unlock finds W1, and W1's finds W2, and the word free.
  */
 struct first_wake_waiter {
 	uint32_t *word;
+	int op;
 	pid_t tid;
 	int ret;
-	atomic_int done;
 };
 
 static void *first_wake_waiter_fn(void *arg)
@@ -2473,91 +2476,158 @@ static void *first_wake_waiter_fn(void *arg)
 	struct first_wake_waiter *x = arg;
 	struct timespec to = abs_in(CLOCK_MONOTONIC, HANG_NS);
 
-	pin_cpu(1);
 	x->tid = gettid_();
-	x->ret = flock(x->word, FUTEX_LOCK_ADAPTIVE | PRIV, &to);
+	x->ret = pin_cpu(1) ? -errno : flock(x->word, x->op | PRIV, &to);
 	if (!x->ret)
 		x->ret = funlock(x->word, PRIV);
-	atomic_store(&x->done, 1);
 	return NULL;
 }
 
+struct first_wake_round {
+	int valid;
+	long long skipped, spins, other;
+};
+
+static int spin_rule_index(const char *name)
+{
+	for (size_t i = 0; i < NR_SPIN_RULES; i++)
+		if (!strcmp(spin_rules[i], name))
+			return (int)i;
+	return -1;
+}
+
+/* One round: wake W1 by FUTEX_UNLOCK with the word taken back meanwhile. */
+static void first_wake_round(uint32_t *word, pid_t w1, struct first_wake_round *r)
+{
+	long long k0 = stat_get("spin_skipped_first_wake");
+	long long a0 = stat_get("spin_attempts");
+	long long o0 = stat_get("spin_skipped_runnable") + stat_get("spin_busy");
+	uint32_t zero = 0, tid = gettid_();
+	uint64_t end;
+
+	memset(r, 0, sizeof(*r));
+	if (futex_sys(word, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0) ||
+	    !WAIT_FOR(task_state(getpid(), w1) == 'D'))
+		return;
+	/* the owner takes the lock back before W1 runs, and keeps running */
+	r->valid = atomic_compare_exchange_strong((_Atomic uint32_t *)word,
+						  &zero, tid);
+	if (!r->valid)
+		return;
+	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
+	while (!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS) &&
+	       now_ns(CLOCK_MONOTONIC) < end)
+		;
+	r->valid = !!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS);
+	r->skipped = stat_get("spin_skipped_first_wake") - k0;
+	r->spins = stat_get("spin_attempts") - a0;
+	r->other = stat_get("spin_skipped_runnable") + stat_get("spin_busy") - o0;
+}
+
 static void first_wake_case(struct __test_metadata *_metadata, int rule,
-			    long long *skipped, long long *spins,
-			    long long *runnable)
+			    bool behind, struct first_wake_round r[2])
 {
 	long long old_delay = knob_get("delay_after_wake_ms");
 	long long thr = knob_get("handoff_threshold");
-	uint32_t word, tid = gettid_(), zero = 0;
-	struct first_wake_waiter w1 = { .word = &word };
-	long long k0, a0, r0;
+	int idx = spin_rule_index("spin_check_first_wake");
+	uint32_t word, tid = gettid_();
+	struct first_wake_waiter w1 = { .word = &word, .op = FUTEX_LOCK_ADAPTIVE };
+	struct first_wake_waiter w2 = { .word = &word, .op = FUTEX_LOCK };
 	struct spin_policy pol;
 	pid_t pid = getpid();
-	uint64_t end;
-	pthread_t t1;
+	pthread_t t1, t2;
+	int queued;
 
+	memset(r, 0, 2 * sizeof(*r));
 	spin_policy_save(&pol);
-	ASSERT_NE(-1, pol.rule[5]);
+	ASSERT_LE(0, idx);
+	ASSERT_NE(-1, pol.rule[idx]);
 	ASSERT_LE(0, thr);
+	if (pin_cpu(0))
+		SKIP(return, "cannot pin to CPU 0: %s", strerror(errno));
+	word = tid;
+	ASSERT_EQ(0, pthread_create(&t1, NULL, first_wake_waiter_fn, &w1));
+	queued = WAIT_FOR(w1.tid) && wait_sleeping_in(pid, w1.tid, SYS_futex);
+	if (queued && behind) {
+		ASSERT_EQ(0, pthread_create(&t2, NULL, first_wake_waiter_fn, &w2));
+		queued = WAIT_FOR(w2.tid) && wait_sleeping_in(pid, w2.tid, SYS_futex);
+	}
+	/* knobs only now: nothing below returns before they are restored */
 	spin_policy_fixed(100000);
 	knob_set("spin_check_first_wake", rule);
 	knob_set("handoff_threshold", 1000);	/* W1 is woken, not handed it */
-	pin_cpu(0);
-	word = tid;
-	ASSERT_EQ(0, pthread_create(&t1, NULL, first_wake_waiter_fn, &w1));
-	ASSERT_TRUE(WAIT_FOR(w1.tid));
-	ASSERT_TRUE(wait_sleeping_in(pid, w1.tid, SYS_futex));
-	ASSERT_TRUE(__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS);
-	k0 = stat_get("spin_skipped_first_wake");
-	a0 = stat_get("spin_attempts");
-	r0 = stat_get("spin_skipped_runnable");
-	ASSERT_EQ(0, knob_set("delay_after_wake_ms", 200));
-	ASSERT_EQ(0, futex_sys(&word, FUTEX_UNLOCK | PRIV, 0, NULL, NULL, 0));
-	ASSERT_TRUE(WAIT_FOR(task_state(pid, w1.tid) == 'D'));
-	/* the owner takes the lock back before W1 runs, and keeps running */
-	ASSERT_TRUE(atomic_compare_exchange_strong((_Atomic uint32_t *)&word,
-						   &zero, tid));
+	knob_set("delay_after_wake_ms", 1000);
+	for (int i = 0; queued && i < 2; i++) {
+		first_wake_round(&word, w1.tid, &r[i]);
+		if (!r[i].valid)
+			break;
+	}
 	knob_set("delay_after_wake_ms", old_delay);
-	end = now_ns(CLOCK_MONOTONIC) + HANG_NS;
-	while (!(__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS) &&
-	       now_ns(CLOCK_MONOTONIC) < end)
-		;
-	*skipped = stat_get("spin_skipped_first_wake") - k0;
-	*spins = stat_get("spin_attempts") - a0;
-	*runnable = stat_get("spin_skipped_runnable") - r0;
-	EXPECT_TRUE(__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS);
-	ASSERT_EQ(0, funlock(&word, PRIV));
-	pthread_join(t1, NULL);
-	spin_policy_restore(&pol);
 	knob_set("handoff_threshold", thr);
-	TH_LOG("spin_check_first_wake %d: W1 woken with the word held by a running owner; spin_skipped_first_wake +%lld, spin_attempts +%lld, spin_skipped_runnable +%lld",
-	       rule, *skipped, *spins, *runnable);
+	spin_policy_restore(&pol);
+	if ((__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK) == tid)
+		EXPECT_EQ(0, funlock(&word, PRIV));
+	pthread_join(t1, NULL);
+	if (behind)
+		pthread_join(t2, NULL);
+	for (int i = 0; i < 2; i++)
+		TH_LOG("spin_check_first_wake %d, %s, round %d (W1 %s): %s; spin_skipped_first_wake +%lld, spin_attempts +%lld, spin_skipped_runnable/spin_busy +%lld",
+		       rule, behind ? "W2 queued behind W1" : "nobody behind W1",
+		       i + 1, i ? "lost once" : "not lost yet",
+		       r[i].valid ? "valid" : "W1 ran first, not counted",
+		       r[i].skipped, r[i].spins, r[i].other);
+	ASSERT_TRUE(queued);
 	EXPECT_EQ(0, w1.ret);
+	if (behind)
+		EXPECT_EQ(0, w2.ret);
 	EXPECT_EQ(0, word);
 }
 
-TEST(spin_skipped_on_first_wake)
+/* A round judged on spins: one spin, or none and something else stopped it. */
+#define EXPECT_SPIN(r) do {						\
+	EXPECT_EQ(0, (r).skipped);					\
+	if ((r).spins || !(r).other)					\
+		EXPECT_EQ(1, (r).spins);				\
+} while (0)
+
+TEST(spin_woken_spins_only_after_a_loss)
 {
-	long long skipped, spins, runnable;
+	struct first_wake_round r[2];
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_case(_metadata, 1, &skipped, &spins, &runnable);
-	EXPECT_EQ(1, skipped);
-	EXPECT_EQ(0, spins);
+	first_wake_case(_metadata, 1, true, r);
+	if (!r[0].valid)
+		SKIP(return, "W1 ran before the owner took the word back");
+	EXPECT_EQ(1, r[0].skipped);
+	EXPECT_EQ(0, r[0].spins);
+	if (!r[1].valid)
+		SKIP(return, "round 2: W1 ran before the owner took the word back");
+	EXPECT_SPIN(r[1]);
+}
+
+TEST(spin_woken_spins_with_nobody_behind)
+{
+	struct first_wake_round r[2];
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	first_wake_case(_metadata, 1, false, r);
+	if (!r[0].valid)
+		SKIP(return, "W1 ran before the owner took the word back");
+	EXPECT_SPIN(r[0]);
 }
 
 TEST(spin_rule_first_wake_off_spins)
 {
-	long long skipped, spins, runnable;
+	struct first_wake_round r[2];
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_case(_metadata, 0, &skipped, &spins, &runnable);
-	EXPECT_EQ(0, skipped);
-	if (!spins && runnable)
-		SKIP(return, "another task was runnable on CPU 1: no spin to see");
-	EXPECT_EQ(1, spins);
+	first_wake_case(_metadata, 0, true, r);
+	if (!r[0].valid)
+		SKIP(return, "W1 ran before the owner took the word back");
+	EXPECT_SPIN(r[0]);
 }
 
 /*
