@@ -2606,28 +2606,30 @@ TEST(spin_woken_spins_only_after_a_loss)
 	EXPECT_SPIN(r[1]);
 }
 
-TEST(spin_woken_spins_with_nobody_behind)
+/* The first wake-up of W1 spins: nobody behind it, or the rule off. */
+static void first_wake_spins(struct __test_metadata *_metadata, int rule,
+			     bool behind)
 {
 	struct first_wake_round r[2];
 
-	REQUIRE_SPIN_POLICY();
-	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_case(_metadata, 1, false, r);
+	first_wake_case(_metadata, rule, behind, r);
 	if (!r[0].valid)
 		SKIP(return, "W1 ran before the owner took the word back");
 	EXPECT_SPIN(r[0]);
 }
 
-TEST(spin_rule_first_wake_off_spins)
+TEST(spin_woken_spins_with_nobody_behind)
 {
-	struct first_wake_round r[2];
-
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_case(_metadata, 0, true, r);
-	if (!r[0].valid)
-		SKIP(return, "W1 ran before the owner took the word back");
-	EXPECT_SPIN(r[0]);
+	first_wake_spins(_metadata, 1, false);
+}
+
+TEST(spin_rule_first_wake_off_spins)
+{
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	first_wake_spins(_metadata, 0, true);
 }
 
 /*
