@@ -80,6 +80,12 @@ static inline pid_t fl_gettid(void)
 	return __builtin_expect(tid != 0, 1) ? tid : fl_gettid_slow();
 }
 
+/* The cached TID, or 0 while this thread has not asked for it (no call). */
+static inline uint32_t fl_tid_peek(void)
+{
+	return (uint32_t)fl_tid_cache;
+}
+
 /*
  * Feature probe: FUTEX_UNLOCK on a private word that holds 0.
  * Unpatched kernel -> ENOSYS, patched kernel -> EPERM (not the owner).
@@ -213,17 +219,26 @@ static inline void fl_unlock(struct fl_lock *l, struct fl_counters *c)
  * set) the unlock op.  The fast paths are inline and count nothing (the
  * modes' lock()/unlock() count the calls, the perf-loop engine counts
  * its iterations); the slow paths (lib/locks.c) count the syscalls in c.
+ *
+ * tid may be 0, "not known yet" (fl_tid_peek() of a thread that has not
+ * asked for its TID): then the slow path finds it and does the fast
+ * path's cmpxchg itself.  That keeps every call out of the fast paths, so
+ * they need no stack frame: at 1 thread, where no syscall is made, the
+ * lock+unlock pair was 22 instructions against the wait/wake mutex's 10
+ * (callgrind), and under TCG the benchmark's loop ran 0.94x as fast.
  */
 void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 		      int op);
-void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, int op);
+void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
+			int op);
 
 static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
 			       uint32_t tid, int op)
 {
 	uint32_t exp = 0;
 
-	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
+	if (__builtin_expect(tid == 0, 0) ||
+	    !atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
 			memory_order_acquire, memory_order_relaxed))
 		fl_tid_lock_slow(l, c, tid, op);
 }
@@ -233,9 +248,10 @@ static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
 {
 	uint32_t exp = tid;
 
-	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
+	if (__builtin_expect(tid == 0, 0) ||
+	    !atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
 			memory_order_release, memory_order_relaxed))
-		fl_tid_unlock_slow(l, c, op);
+		fl_tid_unlock_slow(l, c, tid, op);
 }
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */

@@ -64,6 +64,12 @@ void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 {
 	uint32_t w;
 
+	if (!tid) {	/* the fast path did not know the TID: its cmpxchg */
+		tid = (uint32_t)fl_gettid();
+		w = 0;
+		if (cas_acq(&l->word, &w, tid))
+			return;
+	}
 	for (;;) {
 		c->lock_syscalls++;
 		if (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) == 0)
@@ -84,8 +90,16 @@ void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 	}
 }
 
-void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, int op)
+void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
+			int op)
 {
+	if (!tid) {	/* the fast path did not know the TID: its cmpxchg */
+		uint32_t exp = (uint32_t)fl_gettid();
+
+		if (atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
+				memory_order_release, memory_order_relaxed))
+			return;
+	}
 	c->unlock_syscalls++;
 	while (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) != 0) {
 		if (errno != EINTR)
@@ -97,31 +111,31 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, int op)
 static void futex_lock_lock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->lock_calls++;
-	fl_tid_lock(l, c, (uint32_t)fl_gettid(), FUTEX_LOCK);
+	fl_tid_lock(l, c, fl_tid_peek(), FUTEX_LOCK);
 }
 
 static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->unlock_calls++;
-	fl_tid_unlock(l, c, (uint32_t)fl_gettid(), FUTEX_UNLOCK);
+	fl_tid_unlock(l, c, fl_tid_peek(), FUTEX_UNLOCK);
 }
 
 static void adaptive_lock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->lock_calls++;
-	fl_tid_lock(l, c, (uint32_t)fl_gettid(), FUTEX_LOCK_ADAPTIVE);
+	fl_tid_lock(l, c, fl_tid_peek(), FUTEX_LOCK_ADAPTIVE);
 }
 
 static void pi_lock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->lock_calls++;
-	fl_tid_lock(l, c, (uint32_t)fl_gettid(), FUTEX_LOCK_PI);
+	fl_tid_lock(l, c, fl_tid_peek(), FUTEX_LOCK_PI);
 }
 
 static void pi_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->unlock_calls++;
-	fl_tid_unlock(l, c, (uint32_t)fl_gettid(), FUTEX_UNLOCK_PI);
+	fl_tid_unlock(l, c, fl_tid_peek(), FUTEX_UNLOCK_PI);
 }
 
 /*

@@ -426,6 +426,63 @@ static void test_gettid_fork(void)
 	tap(ok, "%s: a fork() child gets its own TID", "fl_gettid", extra);
 }
 
+/*
+ * The TID locks' fast paths read the TID cache without filling it
+ * (fl_tid_peek()): a thread's first lock with an empty cache must still
+ * take the lock under its own TID, in user space, and unlock it there.
+ */
+struct first_lock {
+	const struct fl_lock_ops *ops;
+	uint32_t held, after;
+	pid_t tid;
+	struct fl_counters c;
+};
+
+static void *first_lock_worker(void *arg)
+{
+	struct first_lock *f = arg;
+	struct fl_lock l;
+
+	if (fl_tid_peek() != 0 || fl_lock_init(&l, f->ops))
+		return NULL;
+	fl_lock(&l, &f->c);
+	f->held = atomic_load(&l.word);
+	f->tid = (pid_t)syscall(SYS_gettid);
+	fl_unlock(&l, &f->c);
+	f->after = atomic_load(&l.word);
+	fl_lock_destroy(&l);
+	return NULL;
+}
+
+static void test_first_lock_empty_tid_cache(void)
+{
+	static const char *const modes[] = { "futex_lock", "pi" };
+	struct first_lock f = { .held = 0, .after = 1, .tid = -1 };
+	pthread_t th;
+	char extra[160];
+	bool ok;
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !f.ops; i++)
+		if (fl_lock_available(fl_lock_find(modes[i])))
+			f.ops = fl_lock_find(modes[i]);
+	if (!f.ops) {
+		printf("ok %d - tid locks: first lock with an empty TID cache # SKIP no TID lock on this kernel\n",
+		       ++testno);
+		return;
+	}
+	ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
+	     pthread_join(th, NULL) == 0;
+	ok = ok && f.held == (uint32_t)f.tid && f.after == 0 &&
+	     f.c.lock_syscalls == 0 && f.c.unlock_syscalls == 0;
+	snprintf(extra, sizeof(extra),
+		 "%s: word 0x%x held (tid %d), 0x%x after; syscalls lock %llu unlock %llu",
+		 f.ops->name, f.held, (int)f.tid, f.after,
+		 (unsigned long long)f.c.lock_syscalls,
+		 (unsigned long long)f.c.unlock_syscalls);
+	tap(ok, "%s: first lock with an empty TID cache names the thread, no syscall",
+	    "tid locks", extra);
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
@@ -459,7 +516,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 4;
+	ntests = nsel * 3 + 5;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
@@ -467,6 +524,7 @@ int main(int argc, char **argv)
 	test_kstats_delta();
 	test_gettid();
 	test_gettid_fork();
+	test_first_lock_empty_tid_cache();
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];
