@@ -145,7 +145,7 @@ fails "record check fails against a futex_lock JSON without kernel counters (bro
 
 # --- the verdict table on hand-written records ---
 J=$TMP/judge
-mkdir -p "$J/good" "$J/bad"
+mkdir -p "$J/good" "$J/bad" "$J/aa"
 "$PY" - "$J" <<'EOF'
 import json, os, sys
 d = sys.argv[1]
@@ -183,15 +183,22 @@ put("bad", cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (0.90, 0.85, 0.93, 
 put("bad", cell(8, 0, 0, True, (0.90, 0.85, 0.93, "slower"), (1, 1, 1, "faster")))
 put("bad", cell(8, 1000, 0, False, (1.0, 0.9, 1.1, "indistinguishable"), (1, 1, 1, "faster"), aa=(0.90, 1.12)))
 open(os.path.join(d, "bad", "t3-h0-w0.json"), "w").write('{"schema": "fl-matrix-')
+# below 1 with a median under 0.97, but overlapping a lopsided A/A band: the
+# engine says indistinguishable, the issue's rule still says shown slower
+put("aa", cell(32, 0, 0, True, (0.94, 0.92, 0.96, "indistinguishable"), (1, 1, 1, "faster"),
+               aa=(0.954, 0.994)))
+put("aa", cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (1.10, 1.05, 1.20, "faster")))
 EOF
 "$PY" "$JUDGE" --counters "$J/good" >"$J/good.out" 2>&1; good_rc=$?
 "$PY" "$JUDGE" --counters "$J/bad" >"$J/bad.out" 2>&1; bad_rc=$?
 FL_JUDGE_MUTANT=no-median-rule "$PY" "$JUDGE" "$J/good" >"$J/mut.out" 2>&1
+"$PY" "$JUDGE" "$J/aa" >"$J/aa.out" 2>&1
+FL_JUDGE_MUTANT=aa-allowance "$PY" "$JUDGE" "$J/aa" >"$J/aa-mut.out" 2>&1
 
 judge_good() {
 	local o=$1
 	grep -q '^resolved: 3 of 3 cells$' "$o" &&
-	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK: 0$' "$o" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 0$' "$o" &&
 	grep -q '^ADAPTIVE slower than the best mainline lock beyond the A/A band (threads <= CPUs): 0$' "$o" &&
 	grep -q 'h0 1.30 \[1.26-1.40\] held, h1000 1.28 \[1.25-1.35\] held' "$o" &&
 	grep -qE '^8 +0 +0 .*0.98 \[0.96-0.99\] +slower +no +\(thr>CPUs\)' "$o" &&
@@ -205,13 +212,22 @@ fails "judge check fails on the broken set (shown slower, unresolved, mainline l
 judge_bad() {
 	local o=$1
 	grep -q '^resolved: 2 of 3 cells; unresolved (A/A width): t8/h1000/w0 (0.22)$' "$o" &&
-	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK: 1: t8/h0/w0 0.90 \[0.85-0.93\]$' "$o" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 1: t8/h0/w0 0.90 \[0.85-0.93\]$' "$o" &&
 	grep -q 'threads <= CPUs): 1: t2/h0/w0 vs pthread 0.90 \[0.85-0.93\]$' "$o" &&
 	grep -q 'not a complete cell record (ignored): .*t3-h0-w0.json' "$o" &&
 	grep -q '^issue 17 goal on these 3 cells: NOT MET$' "$o"
 }
 holds "judge: the broken set: unresolved cell with its width, shown slower, loss to the best mainline lock, a torn record ignored" judge_bad "$J/bad.out"
 fails "judge-bad check fails on the good set" judge_bad "$J/good.out"
+
+judge_aa() {
+	local o=$1
+	grep -qE '^32 +0 +0 .*0.94 \[0.92-0.96\] +indistinguishable +A/A +\(thr>CPUs\)' "$o" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 1: t32/h0/w0 0.94 \[0.92-0.96\] (within the A/A band)$' "$o" &&
+	grep -q '^issue 17 goal on these 2 cells: NOT MET$' "$o"
+}
+holds "judge: below 1 with a median under 0.97 is shown slower even inside the A/A band (the issue's rule)" judge_aa "$J/aa.out"
+fails "judge-aa check fails against a judge that excuses the A/A band (mutant aa-allowance)" judge_aa "$J/aa-mut.out"
 
 counters_ok() {
 	grep -q 'adaptive   per 1000 iterations (2 runs): sleeps 5, spin_attempts 10' "$1" &&
