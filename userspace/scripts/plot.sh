@@ -36,10 +36,14 @@ rows = list(csv.DictReader(open(src)))
 label = rows[0]["label"]
 # the A/A control row repeats the baseline's mode: not a mode of its own
 rows = [r for r in rows if r.get("control", "0") != "1"]
+# a lock is an instance: the same mode may run again with other debugfs
+# settings (adaptive@spin_check_first_wake=0), which is not the lock itself
+def inst(r):
+    return r.get("instance") or r["mode"]
 modes = []
 for r in rows:
-    if r["mode"] not in modes:
-        modes.append(r["mode"])
+    if inst(r) not in modes:
+        modes.append(inst(r))
 colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
           "#e377c2", "#7f7f7f"]
 col = {m: colors[i % len(colors)] for i, m in enumerate(modes)}
@@ -53,7 +57,7 @@ for r in rows:
         win[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]))] = r
 for r in rows:
     if r["median_kiter_s"]:
-        val[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]), r["mode"])] = float(r["median_kiter_s"])
+        val[(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"]), inst(r))] = float(r["median_kiter_s"])
 env = label
 try:
     import json
@@ -108,7 +112,7 @@ for w in ws:
                 r = win.get((t, h, w))
                 if not r:
                     continue
-                m = r["mode"]
+                m = inst(r)
                 # "\\\\_": an underscore, not a subscript, in enhanced text
                 esc = lambda x: x.replace("_", "\\\\_")
                 if r["winner"] == "1":
@@ -171,7 +175,7 @@ for term, ext in (("svg size %d,%d dynamic font 'sans,10'", "svg"),
 # ---- adaptive / futex_lock ratio ----
 # adaptive's ratio and interval are paired against the baseline futex_lock
 ad = {(int(r["threads"]), int(r["hold_loops"]), int(r["outside_loops"])): r
-      for r in rows if r["mode"] == "adaptive" and r.get("ratio_lo")}
+      for r in rows if inst(r) == "adaptive" and r.get("ratio_lo")}
 have = bool(ad) and any(r["mode"] == "futex_lock" and r.get("baseline") == "1" for r in rows)
 if have:
     for w in ws:
