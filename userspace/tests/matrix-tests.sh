@@ -188,12 +188,19 @@ open(os.path.join(d, "bad", "t3-h0-w0.json"), "w").write('{"schema": "fl-matrix-
 put("aa", cell(32, 0, 0, True, (0.94, 0.92, 0.96, "indistinguishable"), (1, 1, 1, "faster"),
                aa=(0.954, 0.994)))
 put("aa", cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (1.10, 1.05, 1.20, "faster")))
+# the edges of the rule: an interval that reaches 1.0 passes whatever the
+# median; a median of exactly 0.97 passes, 0.969 does not
+put("aa", cell(3, 0, 0, True, (0.95, 0.90, 1.01, "indistinguishable"), (1, 1, 1, "faster")))
+put("aa", cell(4, 0, 0, True, (0.970, 0.95, 0.99, "indistinguishable"), (1, 1, 1, "faster")))
+put("aa", cell(8, 0, 0, True, (0.969, 0.95, 0.99, "indistinguishable"), (1, 1, 1, "faster")))
 EOF
 "$PY" "$JUDGE" --counters "$J/good" >"$J/good.out" 2>&1; good_rc=$?
 "$PY" "$JUDGE" --counters "$J/bad" >"$J/bad.out" 2>&1; bad_rc=$?
 FL_JUDGE_MUTANT=no-median-rule "$PY" "$JUDGE" "$J/good" >"$J/mut.out" 2>&1
 "$PY" "$JUDGE" "$J/aa" >"$J/aa.out" 2>&1
 FL_JUDGE_MUTANT=aa-allowance "$PY" "$JUDGE" "$J/aa" >"$J/aa-mut.out" 2>&1
+FL_JUDGE_MUTANT=no-interval-rule "$PY" "$JUDGE" "$J/aa" >"$J/aa-mut2.out" 2>&1
+FL_JUDGE_MUTANT=median-le "$PY" "$JUDGE" "$J/aa" >"$J/aa-mut3.out" 2>&1
 
 judge_good() {
 	local o=$1
@@ -222,12 +229,17 @@ fails "judge-bad check fails on the good set" judge_bad "$J/good.out"
 
 judge_aa() {
 	local o=$1
-	grep -qE '^32 +0 +0 .*0.94 \[0.92-0.96\] +indistinguishable +A/A +\(thr>CPUs\)' "$o" &&
-	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 1: t32/h0/w0 0.94 \[0.92-0.96\] (within the A/A band)$' "$o" &&
-	grep -q '^issue 17 goal on these 2 cells: NOT MET$' "$o"
+	grep -qE '^32 +0 +0 .*0.94 \[0.92-0.96\] +indistinguishable +rule +\(thr>CPUs\)' "$o" &&
+	grep -qE '^3 +0 +0 .*0.95 \[0.90-1.01\] +indistinguishable +no ' "$o" &&
+	grep -qE '^4 +0 +0 .*0.970 \[0.95-0.99\] +indistinguishable +no ' "$o" &&
+	grep -qE '^8 +0 +0 .*0.969 \[0.95-0.99\] +indistinguishable +rule ' "$o" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 2: t8/h0/w0 0.969 \[0.95-0.99\] (engine: indistinguishable), t32/h0/w0 0.94 \[0.92-0.96\] (engine: indistinguishable)$' "$o" &&
+	grep -q '^issue 17 goal on these 5 cells: NOT MET$' "$o"
 }
-holds "judge: below 1 with a median under 0.97 is shown slower even inside the A/A band (the issue's rule)" judge_aa "$J/aa.out"
+holds "judge: below 1 with a median under 0.97 is shown slower even inside the A/A band (the issue's rule); an interval reaching 1.0 or a median of 0.970 is not" judge_aa "$J/aa.out"
 fails "judge-aa check fails against a judge that excuses the A/A band (mutant aa-allowance)" judge_aa "$J/aa-mut.out"
+fails "judge-aa check fails against a judge that ignores the interval (mutant no-interval-rule)" judge_aa "$J/aa-mut2.out"
+fails "judge-aa check fails against a judge that fails a median of 0.970 (mutant median-le)" judge_aa "$J/aa-mut3.out"
 
 counters_ok() {
 	grep -q 'adaptive   per 1000 iterations (2 runs): sleeps 5, spin_attempts 10' "$1" &&
