@@ -79,14 +79,13 @@ def judge(c):
     hi = ad.get("ratio_hi")
     # the rule: not shown slower = the interval reaches 1.0 or the
     # median is at least 0.97; the A/A band plays no part in it
-    if MUTANT == "no-median-rule":
-        r["below"] = hi is not None and hi < 1.0
-    elif MUTANT == "no-interval-rule":
-        r["below"] = med is not None and med < SLOWER_MEDIAN
-    elif MUTANT == "median-le":
-        r["below"] = hi is not None and hi < 1.0 and med is not None and med <= SLOWER_MEDIAN
+    under_1 = hi is not None and hi < 1.0
+    if MUTANT == "median-le":
+        under_median = med is not None and med <= SLOWER_MEDIAN
     else:
-        r["below"] = hi is not None and hi < 1.0 and med is not None and med < SLOWER_MEDIAN
+        under_median = med is not None and med < SLOWER_MEDIAN
+    r["below"] = ((under_1 or MUTANT == "no-interval-rule") and
+                  (under_median or MUTANT == "no-median-rule"))
     if MUTANT == "aa-allowance":
         r["below"] = r["below"] and r["verdict"] == "slower"
     # and beyond the A/A band as well (the engine's verdict)
