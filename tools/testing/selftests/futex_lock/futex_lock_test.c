@@ -190,6 +190,7 @@ static int knob_get_bool(const char *name)
 static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
 	"spin_check_waiters", "spin_check_overload", "spin_check_first_wake",
+	"spin_check_queue",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -2520,7 +2521,7 @@ static void *lock_waiter_fn(void *arg)
 
 struct first_wake_round {
 	int valid;
-	long long skipped, spins, other;
+	long long skipped, queue, spins, other;
 };
 
 static int spin_rule_index(const char *name)
@@ -2535,6 +2536,7 @@ static int spin_rule_index(const char *name)
 static void first_wake_round(uint32_t *word, pid_t w1, struct first_wake_round *r)
 {
 	long long k0 = stat_get("spin_skipped_first_wake");
+	long long q0 = stat_get("spin_skipped_queue");
 	long long a0 = stat_get("spin_attempts");
 	long long o0 = stat_get("spin_skipped_runnable") + stat_get("spin_busy");
 	uint32_t zero = 0, tid = gettid_();
@@ -2555,44 +2557,85 @@ static void first_wake_round(uint32_t *word, pid_t w1, struct first_wake_round *
 		;
 	r->valid = !!(__atomic_load_n(word, __ATOMIC_SEQ_CST) & FUTEX_WAITERS);
 	r->skipped = stat_get("spin_skipped_first_wake") - k0;
+	r->queue = stat_get("spin_skipped_queue") - q0;
 	r->spins = stat_get("spin_attempts") - a0;
 	r->other = stat_get("spin_skipped_runnable") + stat_get("spin_busy") - o0;
 }
 
+/* At most this many FUTEX_LOCK waiters queue behind W1. */
+#define MAX_BEHIND	8
+
+/*
+ * Start FUTEX_LOCK waiters on CPU 1 until *@started reaches @upto, one at
+ * a time, so that they queue in this order; *@queued tells whether each
+ * went to sleep in the call.
+ */
+static void queue_behind(struct __test_metadata *_metadata, uint32_t *word,
+			 struct lock_waiter *wb, pthread_t *tb, int *started,
+			 int upto, int *queued)
+{
+	pid_t pid = getpid();
+
+	for (; *queued && *started < upto; (*started)++) {
+		struct lock_waiter *x = &wb[*started];
+
+		*x = (struct lock_waiter){ .word = word, .op = FUTEX_LOCK, .cpu = 1 };
+		ASSERT_EQ(0, pthread_create(&tb[*started], NULL, lock_waiter_fn, x));
+		*queued = WAIT_FOR(x->tid) &&
+			  wait_sleeping_in(pid, x->tid, SYS_futex);
+	}
+}
+
+/*
+ * FUTEX_LOCK waiters (W2...) queue behind W1: @behind of them before
+ * round 1, @later between the rounds.  A waiter that sleeps again goes
+ * to the back of the queue, so in round 2 W1 is first only if nobody was
+ * queued behind it in round 1 (then those queued before have taken the
+ * lock and left by round 2).  @queue_rule sets spin_check_queue (-1: as
+ * it is).
+ */
 static void first_wake_case(struct __test_metadata *_metadata, int rule,
-			    bool behind, struct first_wake_round r[2])
+			    int behind, int later, int queue_rule,
+			    struct first_wake_round r[2])
 {
 	long long old_delay = knob_get("delay_after_wake_ms");
 	long long thr = knob_get("handoff_threshold");
 	int idx = spin_rule_index("spin_check_first_wake");
 	uint32_t word, tid = gettid_();
 	struct lock_waiter w1 = { .word = &word, .op = FUTEX_LOCK_ADAPTIVE, .cpu = 1 };
-	struct lock_waiter w2 = { .word = &word, .op = FUTEX_LOCK, .cpu = 1 };
+	struct lock_waiter wb[MAX_BEHIND];
 	struct spin_policy pol;
 	pid_t pid = getpid();
-	pthread_t t1, t2;
-	int queued;
+	pthread_t t1, tb[MAX_BEHIND];
+	int queued, started = 0;
 
 	memset(r, 0, 2 * sizeof(*r));
 	spin_policy_save(&pol);
 	ASSERT_LE(0, idx);
 	ASSERT_NE(-1, pol.rule[idx]);
 	ASSERT_LE(0, thr);
+	ASSERT_GE(MAX_BEHIND, behind + later);
+	if (queue_rule >= 0)
+		ASSERT_NE(-1, pol.rule[spin_rule_index("spin_check_queue")]);
 	if (pin_cpu(0))
 		SKIP(return, "cannot pin to CPU 0: %s", strerror(errno));
 	word = tid;
 	ASSERT_EQ(0, pthread_create(&t1, NULL, lock_waiter_fn, &w1));
 	queued = WAIT_FOR(w1.tid) && wait_sleeping_in(pid, w1.tid, SYS_futex);
-	if (queued && behind) {
-		ASSERT_EQ(0, pthread_create(&t2, NULL, lock_waiter_fn, &w2));
-		queued = WAIT_FOR(w2.tid) && wait_sleeping_in(pid, w2.tid, SYS_futex);
-	}
+	queue_behind(_metadata, &word, wb, tb, &started, behind, &queued);
 	/* knobs only now: nothing below returns before they are restored */
 	spin_policy_fixed(100000);
 	knob_set("spin_check_first_wake", rule);
+	if (queue_rule >= 0)
+		knob_set("spin_check_queue", queue_rule);
 	knob_set("handoff_threshold", 1000);	/* W1 is woken, not handed it */
 	knob_set("delay_after_wake_ms", 1000);
 	for (int i = 0; queued && i < 2; i++) {
+		if (i)
+			queue_behind(_metadata, &word, wb, tb, &started,
+				     behind + later, &queued);
+		if (!queued)
+			break;
 		first_wake_round(&word, w1.tid, &r[i]);
 		if (!r[i].valid)
 			break;
@@ -2603,24 +2646,25 @@ static void first_wake_case(struct __test_metadata *_metadata, int rule,
 	if ((__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK) == tid)
 		EXPECT_EQ(0, funlock(&word, PRIV));
 	pthread_join(t1, NULL);
-	if (behind)
-		pthread_join(t2, NULL);
+	for (int i = 0; i < started; i++)
+		pthread_join(tb[i], NULL);
 	for (int i = 0; i < 2; i++)
-		TH_LOG("spin_check_first_wake %d, %s, round %d (W1 %s): %s; spin_skipped_first_wake +%lld, spin_attempts +%lld, spin_skipped_runnable/spin_busy +%lld",
-		       rule, behind ? "W2 queued behind W1" : "nobody behind W1",
-		       i + 1, i ? "lost once" : "not lost yet",
+		TH_LOG("spin_check_first_wake %d, spin_check_queue %d, %d queued behind W1, round %d (W1 %s): %s; spin_skipped_first_wake +%lld, spin_skipped_queue +%lld, spin_attempts +%lld, spin_skipped_runnable/spin_busy +%lld",
+		       rule, queue_rule, i ? later : behind, i + 1,
+		       i ? "lost once" : "not lost yet",
 		       r[i].valid ? "valid" : "W1 ran first, not counted",
-		       r[i].skipped, r[i].spins, r[i].other);
-	ASSERT_TRUE(queued);
+		       r[i].skipped, r[i].queue, r[i].spins, r[i].other);
+	EXPECT_TRUE(queued);
 	EXPECT_EQ(0, w1.ret);
-	if (behind)
-		EXPECT_EQ(0, w2.ret);
+	for (int i = 0; i < started; i++)
+		EXPECT_EQ(0, wb[i].ret);
 	EXPECT_EQ(0, word);
 }
 
 /* A round judged on spins: one spin, or none and something else stopped it. */
 #define EXPECT_SPIN(r) do {						\
 	EXPECT_EQ(0, (r).skipped);					\
+	EXPECT_EQ(0, (r).queue);					\
 	if ((r).spins || !(r).other)					\
 		EXPECT_EQ(1, (r).spins);				\
 } while (0)
@@ -2631,7 +2675,7 @@ TEST(spin_woken_spins_only_after_a_loss)
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_case(_metadata, 1, true, r);
+	first_wake_case(_metadata, 1, 1, 0, -1, r);
 	if (!r[0].valid)
 		SKIP(return, "W1 ran before the owner took the word back");
 	EXPECT_EQ(1, r[0].skipped);
@@ -2647,7 +2691,7 @@ static void first_wake_spins(struct __test_metadata *_metadata, int rule,
 {
 	struct first_wake_round r[2];
 
-	first_wake_case(_metadata, rule, behind, r);
+	first_wake_case(_metadata, rule, behind, 0, -1, r);
 	if (!r[0].valid)
 		SKIP(return, "W1 ran before the owner took the word back");
 	EXPECT_SPIN(r[0]);
@@ -2665,6 +2709,66 @@ TEST(spin_rule_first_wake_off_spins)
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
 	first_wake_spins(_metadata, 0, true);
+}
+
+/*
+ * After its loss, W1 spins past as many waiters as there are CPUs, and
+ * not past more (a convoy).  Round 1 with nobody behind: W1 spins on us,
+ * the owner, for its budget, blocks and has lost once.  Then CPUs +
+ * @extra FUTEX_LOCK waiters queue behind it, and round 2 is judged, with
+ * the queue rule on or off.
+ */
+static void queue_case(struct __test_metadata *_metadata, int extra,
+		       int queue_rule, struct first_wake_round r[2])
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus + extra > MAX_BEHIND)
+		SKIP(return, "%ld CPUs: more waiters than this test queues", cpus);
+	first_wake_case(_metadata, 1, 0, (int)cpus + extra, queue_rule, r);
+	if (!r[0].valid)
+		SKIP(return, "W1 ran before the owner took the word back");
+	EXPECT_SPIN(r[0]);
+	if (!r[1].valid)
+		SKIP(return, "round 2: W1 ran before the owner took the word back");
+}
+
+TEST(spin_woken_not_past_more_waiters_than_cpus)
+{
+	struct first_wake_round r[2] = { 0 };
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	queue_case(_metadata, 1, 1, r);
+	if (!r[1].valid)
+		return;
+	EXPECT_EQ(0, r[1].skipped);
+	EXPECT_EQ(1, r[1].queue);
+	EXPECT_EQ(0, r[1].spins);
+}
+
+TEST(spin_woken_past_as_many_waiters_as_cpus)
+{
+	struct first_wake_round r[2] = { 0 };
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	queue_case(_metadata, 0, 1, r);
+	if (!r[1].valid)
+		return;
+	EXPECT_SPIN(r[1]);
+}
+
+TEST(spin_rule_queue_off_spins)
+{
+	struct first_wake_round r[2] = { 0 };
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	queue_case(_metadata, 1, 0, r);
+	if (!r[1].valid)
+		return;
+	EXPECT_SPIN(r[1]);
 }
 
 /*
