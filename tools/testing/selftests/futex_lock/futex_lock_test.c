@@ -2606,9 +2606,11 @@ static bool queue_behind(uint32_t *word, struct lock_waiter *wb,
  * to the back of the queue, so in round 2 W1 is first only if nobody was
  * queued behind it in round 1 (then those queued before have taken the
  * lock and left by round 2).  @queue_rule sets spin_check_queue (-1: as
- * it is).
+ * it is).  Return whether the caller may judge the rounds: false once
+ * the test failed or skipped here, so that a later SKIP cannot hide a
+ * failure.
  */
-static void first_wake_case(struct __test_metadata *_metadata, int rule,
+static bool first_wake_case(struct __test_metadata *_metadata, int rule,
 			    int behind, int later, int queue_rule,
 			    struct first_wake_round r[2])
 {
@@ -2632,7 +2634,7 @@ static void first_wake_case(struct __test_metadata *_metadata, int rule,
 	if (queue_rule >= 0)
 		ASSERT_NE(-1, pol.rule[spin_rule_index("spin_check_queue")]);
 	if (pin_cpu(0))
-		SKIP(return, "cannot pin to CPU 0: %s", strerror(errno));
+		SKIP(return false, "cannot pin to CPU 0: %s", strerror(errno));
 	word = tid;
 	ASSERT_EQ(0, pthread_create(&t1, NULL, lock_waiter_fn, &w1));
 	queued = WAIT_FOR(w1.tid) && wait_sleeping_in(pid, w1.tid, SYS_futex);
@@ -2669,11 +2671,26 @@ static void first_wake_case(struct __test_metadata *_metadata, int rule,
 		       i ? "lost once" : "not lost yet",
 		       r[i].valid ? "valid" : "W1 ran first, not counted",
 		       r[i].skipped, r[i].queue, r[i].spins, r[i].other);
-	EXPECT_TRUE(queued);
+	ASSERT_TRUE(queued);	/* the knobs are restored by now */
 	EXPECT_EQ(0, w1.ret);
 	for (int i = 0; i < started; i++)
 		EXPECT_EQ(0, wb[i].ret);
 	EXPECT_EQ(0, word);
+	return _metadata->exit_code == KSFT_PASS;
+}
+
+/*
+ * Whether round 2 is there to judge; skip if W1 ran first, unless the
+ * test failed already (a SKIP would hide that).
+ */
+static bool round_two(struct __test_metadata *_metadata,
+		      const struct first_wake_round r[2])
+{
+	if (r[1].valid)
+		return true;
+	if (_metadata->exit_code == KSFT_PASS)
+		SKIP(return false, "round 2: W1 ran before the owner took the word back");
+	return false;
 }
 
 /* A round judged on spins: one spin, or none and something else stopped it. */
@@ -2690,23 +2707,25 @@ TEST(spin_woken_spins_only_after_a_loss)
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_case(_metadata, 1, 1, 1, -1, r);
+	if (!first_wake_case(_metadata, 1, 1, 1, -1, r))
+		return;
 	if (!r[0].valid)
 		SKIP(return, "W1 ran before the owner took the word back");
 	EXPECT_EQ(1, r[0].skipped);
 	EXPECT_EQ(0, r[0].spins);
-	if (!r[1].valid)
-		SKIP(return, "round 2: W1 ran before the owner took the word back");
+	if (!round_two(_metadata, r))
+		return;
 	EXPECT_SPIN(r[1]);
 }
 
 /* The first wake-up of W1 spins: nobody behind it, or the rule off. */
 static void first_wake_spins(struct __test_metadata *_metadata, int rule,
-			     bool behind)
+			     int behind)
 {
 	struct first_wake_round r[2];
 
-	first_wake_case(_metadata, rule, behind, 0, -1, r);
+	if (!first_wake_case(_metadata, rule, behind, 0, -1, r))
+		return;
 	if (!r[0].valid)
 		SKIP(return, "W1 ran before the owner took the word back");
 	EXPECT_SPIN(r[0]);
@@ -2716,14 +2735,14 @@ TEST(spin_woken_spins_with_nobody_behind)
 {
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_spins(_metadata, 1, false);
+	first_wake_spins(_metadata, 1, 0);
 }
 
 TEST(spin_rule_first_wake_off_spins)
 {
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	first_wake_spins(_metadata, 0, true);
+	first_wake_spins(_metadata, 0, 1);
 }
 
 /*
@@ -2731,28 +2750,26 @@ TEST(spin_rule_first_wake_off_spins)
  * convoy).  Round 1 with nobody behind: W1 spins on us, the owner, for
  * its budget, blocks and has lost once.  Then @behind FUTEX_LOCK waiters
  * queue behind it, and round 2 is judged, with the queue rule on or off.
+ * Return whether round 2 is there to judge.
  */
-static void queue_case(struct __test_metadata *_metadata, int behind,
+static bool queue_case(struct __test_metadata *_metadata, int behind,
 		       int queue_rule, struct first_wake_round r[2])
 {
-	first_wake_case(_metadata, 1, 0, behind, queue_rule, r);
-	if (_metadata->exit_code == KSFT_SKIP)
-		return;
+	if (!first_wake_case(_metadata, 1, 0, behind, queue_rule, r))
+		return false;
 	if (!r[0].valid)
-		SKIP(return, "W1 ran before the owner took the word back");
+		SKIP(return false, "W1 ran before the owner took the word back");
 	EXPECT_SPIN(r[0]);
-	if (!r[1].valid)
-		SKIP(return, "round 2: W1 ran before the owner took the word back");
+	return round_two(_metadata, r);
 }
 
 TEST(spin_woken_not_past_more_than_queue_max)
 {
-	struct first_wake_round r[2] = { 0 };
+	struct first_wake_round r[2];
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	queue_case(_metadata, QUEUE_MAX + 1, 1, r);
-	if (!r[1].valid)
+	if (!queue_case(_metadata, QUEUE_MAX + 1, 1, r))
 		return;
 	EXPECT_EQ(0, r[1].skipped);
 	EXPECT_EQ(1, r[1].queue);
@@ -2761,24 +2778,22 @@ TEST(spin_woken_not_past_more_than_queue_max)
 
 TEST(spin_woken_past_queue_max)
 {
-	struct first_wake_round r[2] = { 0 };
+	struct first_wake_round r[2];
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	queue_case(_metadata, QUEUE_MAX, 1, r);
-	if (!r[1].valid)
+	if (!queue_case(_metadata, QUEUE_MAX, 1, r))
 		return;
 	EXPECT_SPIN(r[1]);
 }
 
 TEST(spin_rule_queue_off_spins)
 {
-	struct first_wake_round r[2] = { 0 };
+	struct first_wake_round r[2];
 
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	queue_case(_metadata, QUEUE_MAX + 1, 0, r);
-	if (!r[1].valid)
+	if (!queue_case(_metadata, QUEUE_MAX + 1, 0, r))
 		return;
 	EXPECT_SPIN(r[1]);
 }
