@@ -26,6 +26,7 @@ static const struct { const char *name; uint64_t max; } knob_defs[] = {
 	{ "spin_check_overload", 1 },
 	{ "spin_check_first_wake", 1 },
 	{ "spin_check_queue", 1 },
+	{ "spin_quiet_start", 1 },
 	{ "spin_max_ns", UINT64_MAX },
 	{ "handoff_threshold", UINT32_MAX },
 };

@@ -55,8 +55,8 @@ done
 MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=0
        -m adaptive@spin_backoff=1 -m adaptive@spin_check_waiters=0
        -m adaptive@spin_check_overload=0 -m adaptive@spin_check_first_wake=0
-       -m adaptive@spin_check_queue=0
-       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0
+       -m adaptive@spin_check_queue=0 -m adaptive@spin_quiet_start=0
+       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0
        -m futex_lock)
 mkdir -p "$OUT"
 echo "ablation: $(fl_env_desc); $(uname -r), $(nproc) CPUs; writing $OUT"

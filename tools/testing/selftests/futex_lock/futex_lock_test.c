@@ -190,7 +190,7 @@ static int knob_get_bool(const char *name)
 static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
 	"spin_check_waiters", "spin_check_overload", "spin_check_first_wake",
-	"spin_check_queue",
+	"spin_check_queue", "spin_quiet_start",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -884,6 +884,7 @@ struct spin_owner {
 	volatile int go, locked, calling;
 	uint64_t hold_ns;
 	int sleep_in_cs, rounds;
+	int at_call;		/* hold_ns from the locker's call, not its spin */
 };
 
 /*
@@ -914,7 +915,8 @@ static void *spin_owner_fn(void *arg)
 		} else {
 			while (s->calling != i + 1)
 				;
-			while (!(sp0 >= 0 && stat_get("spin_attempts") > sp0) &&
+			while (!s->at_call &&
+			       !(sp0 >= 0 && stat_get("spin_attempts") > sp0) &&
 			       !task_sleeping_in(pid, s->locker, SYS_futex) &&
 			       now_ns(CLOCK_MONOTONIC) < end)
 				;
@@ -2796,6 +2798,64 @@ TEST(spin_rule_queue_off_spins)
 	if (!queue_case(_metadata, QUEUE_MAX + 1, 0, r))
 		return;
 	EXPECT_SPIN(r[1]);
+}
+
+/*
+ * The quiet start (v9): for the first quarter of its budget a spin reads
+ * the word less often, and spin_acquired_quiet counts the spins that took
+ * the lock in it.  With spin_quiet_start off a spin has no quiet start,
+ * so the counter must not move however the spins end.  Each round a
+ * running owner (CPU 0) keeps the lock 50 us after we call
+ * FUTEX_LOCK_ADAPTIVE (CPU 1), fixed budget 1 ms: with the switch on,
+ * most spins would take the lock within the first 250 us.  How many did,
+ * on and off, is logged; only "none with the switch off" is asserted
+ * (when a spin ends depends on the machine).
+ */
+static long long quiet_case(struct __test_metadata *_metadata, int on,
+			    long long *acquired)
+{
+	struct spin_owner s = { .hold_ns = 50000, .at_call = 1, .rounds = 20,
+				.locker = gettid_() };
+	long long quiet = stat_get("spin_acquired_quiet");
+	long long spins = stat_get("spin_attempts");
+	struct spin_policy pol;
+	pthread_t th;
+
+	spin_policy_save(&pol);
+	spin_policy_fixed(1000000);
+	knob_set("spin_quiet_start", on);
+	*acquired = stat_get("spin_acquired");
+	pin_cpu(1);
+	ASSERT_EQ(0, pthread_create(&th, NULL, spin_owner_fn, &s));
+	for (int i = 0; i < s.rounds; i++) {
+		while (s.locked != i + 1)
+			;
+		s.calling = i + 1;
+		ASSERT_EQ(0, flock(&s.word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL));
+		ASSERT_EQ(0, funlock(&s.word, PRIV));
+		s.go = i + 1;
+	}
+	pthread_join(th, NULL);
+	spin_policy_restore(&pol);
+	*acquired = stat_get("spin_acquired") - *acquired;
+	quiet = stat_get("spin_acquired_quiet") - quiet;
+	TH_LOG("spin_quiet_start %d: spin_acquired +%lld, spin_acquired_quiet +%lld of %lld spins",
+	       on, *acquired, quiet, stat_get("spin_attempts") - spins);
+	return quiet;
+}
+
+TEST(spin_quiet_start_off_counts_none)
+{
+	long long on, off, acq_on, acq_off;
+
+	REQUIRE_SPIN_POLICY();
+	if (knob_get_bool("spin_quiet_start") < 0 ||
+	    stat_get("spin_acquired_quiet") < 0)
+		SKIP(return, "no spin_quiet_start (before v9)");
+	on = quiet_case(_metadata, 1, &acq_on);
+	off = quiet_case(_metadata, 0, &acq_off);
+	EXPECT_LE(on, acq_on);
+	EXPECT_EQ(0, off);
 }
 
 /*
