@@ -2860,32 +2860,39 @@ static long long quiet_case(struct __test_metadata *_metadata, int on,
 	return quiet;
 }
 
+/* The quiet-start tests' prologue: the switch, its counter, the delay. */
+#define REQUIRE_QUIET_START() do {					\
+	REQUIRE_SPIN_POLICY();						\
+	REQUIRE_KNOB("delay_check_owner_us");				\
+	ASSERT_NE(-1, knob_get_bool("spin_quiet_start"));		\
+	ASSERT_LE(0, stat_get("spin_acquired_quiet"));			\
+} while (0)
+
+/* A run in which no spin took the lock proves nothing (before any check). */
+#define SKIP_UNLESS_SPIN_ACQUIRED(acq) do {				\
+	if (!(acq))							\
+		SKIP(return, "no spin took the lock (need_resched() at once?)"); \
+} while (0)
+
 TEST(spin_quiet_start_counts_its_acquisitions)
 {
 	long long acq, quiet;
 
-	REQUIRE_SPIN_POLICY();
-	REQUIRE_KNOB("delay_check_owner_us");
-	ASSERT_NE(-1, knob_get_bool("spin_quiet_start"));
-	ASSERT_LE(0, stat_get("spin_acquired_quiet"));
+	REQUIRE_QUIET_START();
 	quiet = quiet_case(_metadata, 1, 100000, &acq);
-	if (!acq)
-		SKIP(return, "no spin took the lock (need_resched() at once?)");
+	SKIP_UNLESS_SPIN_ACQUIRED(acq);
 	EXPECT_GE(quiet, 1);
 	EXPECT_LE(quiet, acq);
 }
 
 TEST(spin_quiet_start_off_counts_none)
 {
-	long long acq;
+	long long acq, quiet;
 
-	REQUIRE_SPIN_POLICY();
-	REQUIRE_KNOB("delay_check_owner_us");
-	ASSERT_NE(-1, knob_get_bool("spin_quiet_start"));
-	ASSERT_LE(0, stat_get("spin_acquired_quiet"));
-	EXPECT_EQ(0, quiet_case(_metadata, 0, 100000, &acq));
-	if (!acq)
-		SKIP(return, "no spin took the lock (need_resched() at once?)");
+	REQUIRE_QUIET_START();
+	quiet = quiet_case(_metadata, 0, 100000, &acq);
+	SKIP_UNLESS_SPIN_ACQUIRED(acq);
+	EXPECT_EQ(0, quiet);
 }
 
 /*
@@ -2902,13 +2909,9 @@ TEST(spin_quiet_start_ends_after_a_quarter)
 {
 	long long acq, quiet;
 
-	REQUIRE_SPIN_POLICY();
-	REQUIRE_KNOB("delay_check_owner_us");
-	ASSERT_NE(-1, knob_get_bool("spin_quiet_start"));
-	ASSERT_LE(0, stat_get("spin_acquired_quiet"));
+	REQUIRE_QUIET_START();
 	quiet = quiet_case(_metadata, 1, 1600000, &acq);
-	if (!acq)
-		SKIP(return, "no spin took the lock (need_resched() at once?)");
+	SKIP_UNLESS_SPIN_ACQUIRED(acq);
 	EXPECT_LT(quiet, acq);
 }
 
