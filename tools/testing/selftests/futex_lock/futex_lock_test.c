@@ -2802,16 +2802,17 @@ TEST(spin_rule_queue_off_spins)
 
 /*
  * The quiet start: in the first quarter of its budget a spin reads the
- * word less often, and spin_acquired_quiet counts the spins that took the
- * lock in it.  To make the spin take a free word in its first round, by
- * construction and on any machine, the caller sits in
+ * word less often, and spin_acquired_quiet counts the spins that took
+ * the lock in it.  To make the spin take a free word in its first round,
+ * by construction and on any machine, the caller sits in
  * delay_check_owner_us (1 ms, before it decides to spin) while the owner
  * (running on CPU 0) unlocks, 100 us after our call; the budget is the
  * fixed 1 ms, and the runnable rule is off (the delay keeps the CPU from
- * whatever became runnable meanwhile, which is not what is tested).  With spin_quiet_start on such a spin takes the lock in the
- * quiet start; with it off there is no quiet start, and the counter must
- * not move.  A round whose call found the word already free (a slow
- * guest), or whose spin stopped at once on need_resched(), moves neither
+ * whatever became runnable meanwhile, which is not what is tested).
+ * With spin_quiet_start on such a spin takes the lock in the quiet
+ * start; with it off there is no quiet start, and the counter must not
+ * move.  A round whose call found the word already free (a slow guest),
+ * or whose spin stopped at once on need_resched(), moves neither
  * counter; so "on" is asserted as "at least one of the rounds", not as
  * all of them, and a run in which no spin took the lock (a busy CPU:
  * need_resched() every time) proves nothing and skips.  The counters are
