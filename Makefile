@@ -52,7 +52,7 @@ TOOLPATH := $(BUILD)/toolpath
 
 .PHONY: help ablation apps deps toolpath run-steps check-steps kernel kernel-src kernel-config userspace module selftests \
 	vm run check check-host check-vm check-voluntary check-base check-up check-bisect check-harness checkpatch lockcmp \
-	matrix matrix-judge seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
+	matrix matrix-judge matrix-pool seedbench patches-export clean distclean futex-torture torture fuzz model perf check-perf perfagree
 
 help:
 	@echo "futex-lock - FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE on Linux 6.12"
@@ -78,6 +78,8 @@ help:
 	@echo "                  FL_MATRIX_THREADS/HOLD/OUTSIDE, _REPEAT/_DURATION (first), _MAX_REPEAT/_MAX_DURATION (caps),"
 	@echo "                  FL_MATRIX_REDO=1|unresolved, MATRIX_TIMEOUT (guest s; a rerun resumes)"
 	@echo "  make matrix-judge  host: the issue-17 verdict table and plots from the cell files there are"
+	@echo "  make matrix-pool POOL=\"LABEL...\"  host: the verdict table over several boots of one matrix"
+	@echo "                  (make matrix run again under other labels), their pairs taken together"
 	@echo "  make ablation  issue-17 ablation in the VM: ADAPTIVE with each spin-policy rule switched off alone (FL_ABL_*)"
 	@echo "  make apps       real programs (RocksDB, sysbench, memcached, stress-ng) under glibc vs the LD_PRELOAD library, in the VM"
 	@echo "  make seedbench  lockbench, wakebench, queuebench in the VM and on the host, plots in Documentation/results/"
@@ -196,6 +198,12 @@ ablation: kernel userspace
 matrix-judge:
 	@userspace/scripts/matrix-judge.py --counters
 	@userspace/scripts/plot.sh
+
+# Host only: several boots of one matrix (labels of matrix-cells-<label>/,
+# same kernel and modes) judged as one run with more repetitions.
+matrix-pool: userspace
+	@[ -n "$(POOL)" ] || { echo 'make matrix-pool POOL="LABEL..." (the labels of Documentation/results/matrix-cells-LABEL/)'; exit 2; }
+	@userspace/scripts/matrix-judge.py --pool $(addprefix Documentation/results/matrix-cells-,$(POOL))
 
 # The three seed write-up benchmarks (Documentation/seed-benchmarks.md):
 # in the VM on the base kernel (TCG: emulation figures), then natively here.

@@ -3,6 +3,7 @@
 """The issue-17 verdict table from make matrix's per-cell records.
 
 Usage: matrix-judge.py [--counters] [--strict] CELLS_DIR_OR_FILE...
+       matrix-judge.py --pool [--strict] CELLS_DIR...
   (default: every Documentation/results/matrix-cells-*/)
 
 Per cell (threads x hold x outside): R x D of the last attempt, the A/A
@@ -22,12 +23,27 @@ futex_lock and adaptive per cell (every counter the stats file has,
 nonzero ones), and the settings (counters that did not move).
 Goal (issue 17): every cell resolved, none shown slower, the 2-thread
 no-outside-work cells at >= 1.25, no loss to the best mainline lock.
+--pool: the CELLS_DIRs are boots of one matrix (make matrix run again
+under another label, the same kernel and modes).  Per cell the paired
+repetitions of every boot's last attempt (its .futex_lock.json) are taken
+together, as one run with more repetitions, and handed to the project's
+one engine (apps_table, lib/compare.c: median ratio, 95% bootstrap
+interval of the pairs, verdict against the pooled A/A band); the same
+rules as above are applied to that, and each boot's own ADAPTIVE median is
+printed beside it, with the cells any single boot shows slower.  The best
+mainline lock is the one with the highest pooled median ratio to
+FUTEX_LOCK; ADAPTIVE's ratio to it is judged against FUTEX_LOCK's A/A band,
+as futex_lock's "vs" columns are.  Pairs are resampled as exchangeable:
+what differs between boots is in the interval only as far as it shows in
+the spread of the pairs.
 Exit: 0 (report), 2 no readable cell; --strict: 1 when the goal is not met.
 """
 import glob
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 SCHEMA = "fl-matrix-cell/1"
 MAINLINE = ("pthread", "pthread-adaptive", "waitwake")
@@ -54,6 +70,7 @@ def load(paths):
         if c.get("schema") != SCHEMA or not c.get("complete"):
             bad.append(f)
             continue
+        c["_dir"] = os.path.dirname(os.path.abspath(f))
         cells.append(c)
     cells.sort(key=lambda c: (c["label"], c["outside_loops"], c["hold_loops"], c["threads"]))
     return cells, bad
@@ -125,6 +142,157 @@ def counters_block(c):
         out.append("    no kernel counters (no stats file in this kernel)")
     return out
 
+APPS_TABLE = os.environ.get("FL_APPS_TABLE") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "build", "apps_table")
+BASE, CONTROL = "futex_lock", "futex_lock (A/A)"
+POOL_MAX_PAIRS = 199	# apps_table's MAXR - 1
+
+
+def boot_reps(c):
+    """{rep: {instance: kiter/s or None (a failed run)}} of a cell's last attempt"""
+    j = json.load(open(os.path.join(c["_dir"], c["futex_lock_json"])))
+    reps = {}
+    for r in j.get("runs", []):
+        if not r.get("available", True):
+            continue
+        v = r.get("kiter_s") if r.get("ok") else None
+        reps.setdefault(r["rep"], {})[r["instance"]] = v
+    return reps
+
+
+def engine(rows):
+    """the engine on lines (mode, rep, value): {mode: value_ratio}; the
+    baseline is "glibc", the A/A control "glibc-aa" (apps_table's names)"""
+    with tempfile.NamedTemporaryFile("w", suffix=".runs") as f:
+        for m, k, v in rows:
+            f.write("%s %d %s\n" % (m, k, "failed" if v is None else repr(v)))
+        f.flush()
+        out = subprocess.run([APPS_TABLE, "--json", "pool:kiter/s:" + f.name],
+                             capture_output=True, text=True)
+    if out.returncode:
+        raise RuntimeError("apps_table: " + out.stderr.strip())
+    return {r["type"]: r["value_ratio"] for r in json.loads(out.stdout)["tests"][0]["rows"]}
+
+
+def pooled(boots):
+    """one cell over its boots: the pooled comparison, judged as judge() does"""
+    rows, k, per_boot = [], 0, []
+    for c in boots:
+        reps = boot_reps(c)
+        if MUTANT == "pool-restart":
+            k = 0	# every boot's repetitions over the first one's
+        for rep in sorted(reps):
+            k += 1
+            for inst, v in reps[rep].items():
+                name = {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
+                if name in ("glibc", "glibc-aa", "adaptive") + MAINLINE:
+                    rows.append((name, k, v))
+        per_boot.append(iv(*judge(c)["ratio"]).split(" ")[0])
+    if k > POOL_MAX_PAIRS:
+        raise RuntimeError("%d pairs in cell t%d/h%d/w%d: the engine takes at most %d" % (
+            k, boots[0]["threads"], boots[0]["hold_loops"], boots[0]["outside_loops"], POOL_MAX_PAIRS))
+    vr = engine(rows)
+    aa = vr.get("glibc-aa") or {}
+    ad = vr.get("adaptive") or {}
+    c0 = boots[0]
+    band = c0["aa_band"]
+    r = {"n": k, "per_boot": per_boot, "aa": aa, "ad": ad,
+         "aa_width": (aa["hi"] - aa["lo"]) if aa.get("hi") is not None else None}
+    r["resolved"] = aa.get("lo") is not None and aa["lo"] >= band[0] and aa["hi"] <= band[1]
+    r["ratio"] = (ad.get("median"), ad.get("lo"), ad.get("hi"))
+    r["verdict"] = ad.get("verdict") or "-"
+    r["below"] = (ad.get("hi") is not None and ad["hi"] < 1.0 and
+                  ad["median"] < SLOWER_MEDIAN)
+    r["slower"] = r["below"] and r["verdict"] == "slower"
+    r["boot_below"] = [c["label"] for c in boots if judge(c)["below"]]
+    r["mainline_applies"] = c0["threads"] <= c0["ncpus"]
+    r["best"] = r["vs"] = None
+    r["mainline_loss"] = False
+    cand = [(vr[m]["median"], m) for m in MAINLINE if (vr.get(m) or {}).get("median")]
+    if r["mainline_applies"] and ad and cand:
+        best = max(cand)[1]
+        by = {}
+        for m, kk, v in rows:
+            by.setdefault(kk, {})[m] = v
+        # ADAPTIVE over the best mainline lock, FUTEX_LOCK's A/A as the
+        # band: the control is that lock scaled by the A/A pair's ratio
+        vs_rows = []
+        for kk, d in sorted(by.items()):
+            b, f, a = d.get(best), d.get("glibc"), d.get("glibc-aa")
+            ctl = b * a / f if b and a and f else None
+            if MUTANT == "pool-raw-aa":
+                ctl = a		# FUTEX_LOCK's control against the mainline lock
+            vs_rows += [("glibc", kk, b), ("adaptive", kk, d.get("adaptive")), ("glibc-aa", kk, ctl)]
+        r["best"] = best
+        r["vs"] = engine(vs_rows).get("adaptive")
+        r["mainline_loss"] = bool(r["vs"]) and r["vs"].get("verdict") == "slower"
+    r["win_cell"] = c0["threads"] == 2 and c0["outside_loops"] == 0
+    r["win_ok"] = ad.get("median") is not None and ad["median"] >= WIN and r["verdict"] == "faster"
+    return r
+
+
+def pool_main(cells, opts):
+    """--pool: every cell over the boots it was run in"""
+    labels = sorted({c["label"] for c in cells})
+    by = {}
+    for c in cells:
+        by.setdefault((c["outside_loops"], c["hold_loops"], c["threads"]), []).append(c)
+    envs = {(c["environment"], c["kernel"], c["ncpus"]) for c in cells}
+    c0 = cells[0]
+    tcg = c0["environment"].startswith("QEMU")
+    print("== issue 17 matrix, pooled over %d boots: %s%s" % (
+        len(labels), ", ".join(labels), " -- VM/TCG EMULATION FIGURES (compare ratios only)" if tcg else ""))
+    for e in sorted(envs):
+        print("   %s; %d CPUs; kernel %s" % (e[0], e[2], e[1]))
+    if len(envs) > 1:
+        print("   WARNING: the boots differ in machine or kernel; pooling them mixes two experiments")
+    print("%-5s %-6s %-6s %-6s %-5s %-23s %-6s %-5s %-20s %-18s %-7s %-22s %-17s %-20s %s" % (
+        "thr", "hold", "out", "boots", "pairs", "A/A pooled [95% CI]", "width", "res",
+        "ADAPTIVE/FUTEX_LOCK", "verdict", "slower", "per boot", "best mainline", "ADAPTIVE/best", "verdict"))
+    unres, slow, loss, wins, boot_slow = [], [], [], [], []
+    for key in sorted(by):
+        boots = sorted(by[key], key=lambda c: labels.index(c["label"]))
+        j = pooled(boots)
+        t = (key[2], key[1], key[0])
+        if not j["resolved"]:
+            unres.append((t, j))
+        if j["below"]:
+            slow.append((t, j))
+        if j["mainline_loss"]:
+            loss.append((t, j))
+        if j["win_cell"]:
+            wins.append((t, j))
+        if j["boot_below"]:
+            boot_slow.append((t, j))
+        aa, vs = j["aa"], j["vs"] or {}
+        print("%-5d %-6d %-6d %-6d %-5d %-23s %-6s %-5s %-20s %-18s %-7s %-22s %-17s %-20s %s" % (
+            t[0], t[1], t[2], len(boots), j["n"],
+            iv(aa.get("median"), aa.get("lo"), aa.get("hi"), "%.3f"),
+            "-" if j["aa_width"] is None else "%.3f" % j["aa_width"],
+            "yes" if j["resolved"] else "NO", iv(*j["ratio"]), j["verdict"],
+            "YES" if j["slower"] else "rule" if j["below"] else "no", " ".join(j["per_boot"]),
+            (j["best"] or "-") if j["mainline_applies"] else "(thr>CPUs)",
+            iv(vs.get("median"), vs.get("lo"), vs.get("hi")) if j["mainline_applies"] else "-",
+            (vs.get("verdict") or "-") if j["mainline_applies"] else "-"))
+    name = lambda t: "t%d/h%d/w%d" % t
+    print()
+    print("resolved (pooled A/A within [%g, %g]): %d of %d cells%s" % (
+        c0["aa_band"][0], c0["aa_band"][1], len(by) - len(unres), len(by), "" if not unres else
+        "; unresolved (A/A width): " + ", ".join("%s (%.3f)" % (name(t), j["aa_width"] or 0) for t, j in unres)))
+    print("ADAPTIVE shown slower than FUTEX_LOCK, pooled (interval below 1, median below %.2f): %d%s" % (
+        SLOWER_MEDIAN, len(slow), "" if not slow else ": " + ", ".join(
+            "%s %s" % (name(t), iv(*j["ratio"])) for t, j in slow)))
+    print("shown slower in one boot on its own: %d%s" % (len(boot_slow), "" if not boot_slow else ": " + ", ".join(
+        "%s in %s" % (name(t), ", ".join(j["boot_below"])) for t, j in boot_slow)))
+    print("ADAPTIVE slower than the best mainline lock beyond the A/A band, pooled (threads <= CPUs): %d%s" % (
+        len(loss), "" if not loss else ": " + ", ".join("%s vs %s %s" % (
+            name(t), j["best"], iv(j["vs"]["median"], j["vs"]["lo"], j["vs"]["hi"])) for t, j in loss)))
+    print("2-thread wins, pooled (outside 0, need >= %.2f and faster): %s" % (WIN, ", ".join(
+        "h%d %s %s" % (t[1], iv(*j["ratio"]), "held" if j["win_ok"] else "NOT held") for t, j in wins) or "none in this grid"))
+    met = not unres and not slow and not loss and all(j["win_ok"] for _, j in wins)
+    print("issue 17 goal on these %d cells, pooled over the boots: %s" % (len(by), "MET" if met else "NOT MET"))
+    return 1 if "--strict" in opts and not met else 0
+
 
 def main(argv):
     args = [a for a in argv if not a.startswith("--")]
@@ -133,7 +301,7 @@ def main(argv):
         print(__doc__)
         return 0
     for o in opts:
-        if o not in ("--counters", "--strict"):
+        if o not in ("--counters", "--strict", "--pool"):
             sys.stderr.write("matrix-judge: unknown option %s\n%s" % (o, __doc__))
             return 2
     if not args:
@@ -146,6 +314,12 @@ def main(argv):
         sys.stderr.write("matrix-judge: no cell record in %s (run make matrix)\n" % (
             " ".join(args) or "Documentation/results/matrix-cells-*/"))
         return 2
+    if "--pool" in opts:
+        try:
+            return pool_main(cells, opts)
+        except (OSError, RuntimeError, ValueError) as e:
+            sys.stderr.write("matrix-judge: --pool: %s\n" % e)
+            return 2
     labels = sorted({c["label"] for c in cells})
     goal = True
     for label in labels:
