@@ -32,7 +32,7 @@
 #define MAX_THREADS	4096u
 #define MAX_MODES	16
 #define MAX_INST	(MAX_MODES + 2)
-#define LABEL_MAX	160
+#define LABEL_MAX	256
 
 /* A mode of -m: a lock, or a knob variant of one (MODE@KNOB=VALUE,...). */
 struct mode {

@@ -673,6 +673,34 @@ check "apps.sh --help: exit 0, names the five programs" \
 tests/preload-tests.sh host >"$TMP/pl.out" 2>&1
 fold_tap preload "$TMP/pl.out" $?
 
+# --- make ablation's instances are all valid -m strings: its all-rules-off
+# instance once outgrew futex_lock's mode label and every cell failed.
+# ablation.sh runs here with pthread for ADAPTIVE, wait/wake for FUTEX_LOCK
+# (a wrapper swaps the names) on fake knob files, one tiny cell ---
+abl_check() {
+	local d=$TMP/abl kd=$TMP/abl-knobs k
+	rm -rf "$d" "$kd" && mkdir -p "$d" "$kd"
+	for k in spin_check_runnable spin_calibrate spin_check_waiters spin_check_overload \
+		 spin_check_first_wake spin_check_queue spin_quiet_start; do
+		printf 'Y\n' >"$kd/$k"
+	done
+	printf 'N\n' >"$kd/spin_backoff"
+	printf '100000\n' >"$kd/spin_max_ns"
+	printf '4\n' >"$kd/handoff_threshold"
+	cat >"$d/fl" <<EOF
+#!/bin/bash
+a=()
+for x in "\$@"; do x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
+exec "$PWD/$FL" "\${a[@]}"
+EOF
+	chmod +x "$d/fl"
+	FUTEXLOCK_KNOB_DIR=$kd FL_ABL_FL=$d/fl FL_ABL_OUT=$d/out FL_ABL_CELLS=1:0:0 \
+		FL_ABL_REPEAT=2 FL_ABL_DURATION=0.01 FL_ABL_TIME=1 \
+		scripts/ablation.sh >"$d/log" 2>&1 || { sed 's/^/# /' "$d/log" | head -5; return 1; }
+	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 9 ]
+}
+check "make ablation's modes: every instance accepted, one row each (ablation.sh on pthread, fake knobs)" abl_check
+
 echo "1..$n"
 echo "# $skip skipped, $((SECONDS - t0)) s"
 echo "$pass passed, $fail failed"
