@@ -35,7 +35,12 @@ mainline lock is the one with the highest pooled median ratio to
 FUTEX_LOCK; ADAPTIVE's ratio to it is judged against FUTEX_LOCK's A/A band,
 as futex_lock's "vs" columns are.  Pairs are resampled as exchangeable:
 what differs between boots is in the interval only as far as it shows in
-the spread of the pairs.
+the spread of the pairs.  So where the boots' own 95% intervals of a
+comparison (ADAPTIVE/FUTEX_LOCK, the A/A, ADAPTIVE/best) do not overlap,
+the boots disagree and that comparison gets no pooled verdict: each boot
+on its own must pass it.  A failed run or a missing figure in a cell
+gives no pooled verdict and the goal is not met.  Boots weigh by their
+repetitions (a noisy boot-cell ran more); their run lengths may differ.
 Exit: 0 (report), 2 no readable cell; --strict: 1 when the goal is not met.
 """
 import glob
@@ -145,7 +150,7 @@ def counters_block(c):
 APPS_TABLE = os.environ.get("FL_APPS_TABLE") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "build", "apps_table")
 BASE, CONTROL = "futex_lock", "futex_lock (A/A)"
-POOL_MAX_PAIRS = 199	# apps_table's MAXR - 1
+POOL_MAX_PAIRS = 200	# apps_table's MAXR
 
 
 def boot_reps(c):
@@ -174,29 +179,48 @@ def engine(rows):
     return {r["type"]: r["value_ratio"] for r in json.loads(out.stdout)["tests"][0]["rows"]}
 
 
+def boot_interval(c, best=None):
+    """a boot's own ADAPTIVE interval (over FUTEX_LOCK, or over best), its A/A"""
+    ad = c["modes"].get("adaptive") or {}
+    if best:
+        v = (ad.get("vs") or {}).get(best) or {}
+        return v.get("median"), v.get("lo"), v.get("hi")
+    return ad.get("ratio"), ad.get("ratio_lo"), ad.get("ratio_hi")
+
+
+def disjoint(ivs):
+    """two boots' intervals that do not overlap: the boots disagree"""
+    ivs = [(lo, hi) for _, lo, hi in ivs if lo is not None and hi is not None]
+    return len(ivs) > 1 and max(lo for lo, _ in ivs) > min(hi for _, hi in ivs)
+
+
 def pooled(boots):
     """one cell over its boots: the pooled comparison, judged as judge() does"""
-    rows, k, per_boot = [], 0, []
+    rows, k, per_boot, insts = [], 0, [], set()
     for c in boots:
         reps = boot_reps(c)
         if MUTANT == "pool-restart":
             k = 0	# every boot's repetitions over the first one's
         for rep in sorted(reps):
             k += 1
+            insts.add(tuple(sorted(reps[rep])))
             for inst, v in reps[rep].items():
                 name = {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
                 if name in ("glibc", "glibc-aa", "adaptive") + MAINLINE:
                     rows.append((name, k, v))
         per_boot.append(iv(*judge(c)["ratio"]).split(" ")[0])
+    c0 = boots[0]
     if k > POOL_MAX_PAIRS:
         raise RuntimeError("%d pairs in cell t%d/h%d/w%d: the engine takes at most %d" % (
-            k, boots[0]["threads"], boots[0]["hold_loops"], boots[0]["outside_loops"], POOL_MAX_PAIRS))
+            k, c0["threads"], c0["hold_loops"], c0["outside_loops"], POOL_MAX_PAIRS))
+    if any(c["aa_band"] != c0["aa_band"] for c in boots):
+        raise RuntimeError("cell t%d/h%d/w%d: the boots used different A/A bands" % (
+            c0["threads"], c0["hold_loops"], c0["outside_loops"]))
     vr = engine(rows)
     aa = vr.get("glibc-aa") or {}
     ad = vr.get("adaptive") or {}
-    c0 = boots[0]
     band = c0["aa_band"]
-    r = {"n": k, "per_boot": per_boot, "aa": aa, "ad": ad,
+    r = {"n": k, "per_boot": per_boot, "aa": aa, "ad": ad, "insts": len(insts),
          "aa_width": (aa["hi"] - aa["lo"]) if aa.get("hi") is not None else None}
     r["resolved"] = aa.get("lo") is not None and aa["lo"] >= band[0] and aa["hi"] <= band[1]
     r["ratio"] = (ad.get("median"), ad.get("lo"), ad.get("hi"))
@@ -205,9 +229,23 @@ def pooled(boots):
                   ad["median"] < SLOWER_MEDIAN)
     r["slower"] = r["below"] and r["verdict"] == "slower"
     r["boot_below"] = [c["label"] for c in boots if judge(c)["below"]]
+    # no pooled verdict from a failed run or a missing figure: judged NOT MET
+    r["no_verdict"] = [m for m, v in (("ADAPTIVE", ad), ("A/A", aa))
+                       if not v or v.get("verdict") in (None, "failed") or v.get("median") is None]
+    # boots whose own intervals do not overlap measured different things:
+    # a pooled interval would hide that, so the cell gets no pooled verdict
+    r["disagree"] = []
+    if disjoint([boot_interval(c) for c in boots]):
+        r["disagree"].append("ADAPTIVE")
+    if disjoint([((c.get("aa") or {}).get("median"), (c.get("aa") or {}).get("lo"),
+                  (c.get("aa") or {}).get("hi")) for c in boots]):
+        r["disagree"].append("A/A")
     r["mainline_applies"] = c0["threads"] <= c0["ncpus"]
     r["best"] = r["vs"] = None
+    r["vs_per_boot"] = []
     r["mainline_loss"] = False
+    if r["mainline_applies"]:
+        r["no_verdict"] += [m for m in MAINLINE if (vr.get(m) or {}).get("verdict") == "failed"]
     cand = [(vr[m]["median"], m) for m in MAINLINE if (vr.get(m) or {}).get("median")]
     if r["mainline_applies"] and ad and cand:
         best = max(cand)[1]
@@ -222,12 +260,30 @@ def pooled(boots):
             ctl = b * a / f if b and a and f else None
             if MUTANT == "pool-raw-aa":
                 ctl = a		# FUTEX_LOCK's control against the mainline lock
+            elif MUTANT == "pool-zero-band":
+                ctl = b		# no noise floor at all
             vs_rows += [("glibc", kk, b), ("adaptive", kk, d.get("adaptive")), ("glibc-aa", kk, ctl)]
         r["best"] = best
         r["vs"] = engine(vs_rows).get("adaptive")
+        r["vs_per_boot"] = [boot_interval(c, best) for c in boots]
+        if disjoint(r["vs_per_boot"]):
+            r["disagree"].append("vs " + best)
+        if not r["vs"] or r["vs"].get("verdict") in (None, "failed"):
+            r["no_verdict"].append("ADAPTIVE/" + best)
         r["mainline_loss"] = bool(r["vs"]) and r["vs"].get("verdict") == "slower"
+        if "vs " + best in r["disagree"] and MUTANT != "pool-trust-disagree":
+            # no pooled verdict: a loss in any boot on its own is a loss
+            r["mainline_loss"] = r["mainline_loss"] or any(
+                ((c["modes"]["adaptive"].get("vs") or {}).get(best) or {}).get("verdict") == "slower"
+                for c in boots)
     r["win_cell"] = c0["threads"] == 2 and c0["outside_loops"] == 0
     r["win_ok"] = ad.get("median") is not None and ad["median"] >= WIN and r["verdict"] == "faster"
+    if "ADAPTIVE" in r["disagree"] and MUTANT != "pool-trust-disagree":
+        # no pooled verdict: each boot on its own must pass
+        r["below"] = r["below"] or bool(r["boot_below"])
+        r["win_ok"] = r["win_ok"] and all(judge(c)["win_ok"] for c in boots)
+    if "A/A" in r["disagree"] and MUTANT != "pool-trust-disagree":
+        r["resolved"] = r["resolved"] and all(c["resolved"] for c in boots)
     return r
 
 
@@ -246,50 +302,54 @@ def pool_main(cells, opts):
         print("   %s; %d CPUs; kernel %s" % (e[0], e[2], e[1]))
     if len(envs) > 1:
         print("   WARNING: the boots differ in machine or kernel; pooling them mixes two experiments")
-    print("%-5s %-6s %-6s %-6s %-5s %-23s %-6s %-5s %-20s %-18s %-7s %-22s %-17s %-20s %s" % (
+    print("   pairs: repetitions of all boots (each boot's last attempt; a pair with a failed or missing run is dropped by the engine)")
+    print("%-5s %-6s %-6s %-5s %-5s %-23s %-6s %-4s %-22s %-18s %-6s %-18s %-17s %-22s %-18s %s" % (
         "thr", "hold", "out", "boots", "pairs", "A/A pooled [95% CI]", "width", "res",
-        "ADAPTIVE/FUTEX_LOCK", "verdict", "slower", "per boot", "best mainline", "ADAPTIVE/best", "verdict"))
-    unres, slow, loss, wins, boot_slow = [], [], [], [], []
+        "ADAPTIVE/FUTEX_LOCK", "verdict", "slower", "per boot", "best mainline", "ADAPTIVE/best",
+        "verdict", "per boot"))
+    unres, slow, loss, wins, boot_slow, nov, dis = [], [], [], [], [], [], []
     for key in sorted(by):
         boots = sorted(by[key], key=lambda c: labels.index(c["label"]))
         j = pooled(boots)
         t = (key[2], key[1], key[0])
-        if not j["resolved"]:
-            unres.append((t, j))
-        if j["below"]:
-            slow.append((t, j))
-        if j["mainline_loss"]:
-            loss.append((t, j))
-        if j["win_cell"]:
-            wins.append((t, j))
-        if j["boot_below"]:
-            boot_slow.append((t, j))
+        for cond, lst in ((not j["resolved"], unres), (j["below"], slow), (j["mainline_loss"], loss),
+                          (j["win_cell"], wins), (j["boot_below"], boot_slow),
+                          (j["no_verdict"], nov), (j["disagree"], dis)):
+            if cond:
+                lst.append((t, j))
         aa, vs = j["aa"], j["vs"] or {}
-        print("%-5d %-6d %-6d %-6d %-5d %-23s %-6s %-5s %-20s %-18s %-7s %-22s %-17s %-20s %s" % (
-            t[0], t[1], t[2], len(boots), j["n"],
+        print("%-5d %-6d %-6d %-5d %-5d %-23s %-6s %-4s %-22s %-18s %-6s %-18s %-17s %-22s %-18s %s" % (
+            t[0], t[1], t[2], len(j["per_boot"]), j["n"],
             iv(aa.get("median"), aa.get("lo"), aa.get("hi"), "%.3f"),
             "-" if j["aa_width"] is None else "%.3f" % j["aa_width"],
-            "yes" if j["resolved"] else "NO", iv(*j["ratio"]), j["verdict"],
+            "yes" if j["resolved"] else "NO", iv(*j["ratio"], fmt="%.3f"), j["verdict"],
             "YES" if j["slower"] else "rule" if j["below"] else "no", " ".join(j["per_boot"]),
             (j["best"] or "-") if j["mainline_applies"] else "(thr>CPUs)",
-            iv(vs.get("median"), vs.get("lo"), vs.get("hi")) if j["mainline_applies"] else "-",
-            (vs.get("verdict") or "-") if j["mainline_applies"] else "-"))
+            iv(vs.get("median"), vs.get("lo"), vs.get("hi"), "%.3f") if j["mainline_applies"] else "-",
+            (vs.get("verdict") or "-") if j["mainline_applies"] else "-",
+            " ".join("-" if m is None else "%.2f" % m for m, _, _ in j["vs_per_boot"]) or "-"))
     name = lambda t: "t%d/h%d/w%d" % t
     print()
     print("resolved (pooled A/A within [%g, %g]): %d of %d cells%s" % (
         c0["aa_band"][0], c0["aa_band"][1], len(by) - len(unres), len(by), "" if not unres else
-        "; unresolved (A/A width): " + ", ".join("%s (%.3f)" % (name(t), j["aa_width"] or 0) for t, j in unres)))
+        "; unresolved (A/A width): " + ", ".join("%s (%s)" % (
+            name(t), "-" if j["aa_width"] is None else "%.3f" % j["aa_width"]) for t, j in unres)))
+    print("no pooled verdict (a failed run or a missing figure): %d%s" % (len(nov), "" if not nov else ": " + ", ".join(
+        "%s (%s)" % (name(t), ", ".join(j["no_verdict"])) for t, j in nov)))
+    print("boots disagree (their own 95%% intervals do not overlap): judged boot by boot, each must pass: %d%s" % (
+        len(dis), "" if not dis else ": " + ", ".join("%s (%s)" % (name(t), ", ".join(j["disagree"])) for t, j in dis)))
     print("ADAPTIVE shown slower than FUTEX_LOCK, pooled (interval below 1, median below %.2f): %d%s" % (
         SLOWER_MEDIAN, len(slow), "" if not slow else ": " + ", ".join(
-            "%s %s" % (name(t), iv(*j["ratio"])) for t, j in slow)))
+            "%s %s" % (name(t), iv(*j["ratio"], fmt="%.3f")) for t, j in slow)))
     print("shown slower in one boot on its own: %d%s" % (len(boot_slow), "" if not boot_slow else ": " + ", ".join(
         "%s in %s" % (name(t), ", ".join(j["boot_below"])) for t, j in boot_slow)))
     print("ADAPTIVE slower than the best mainline lock beyond the A/A band, pooled (threads <= CPUs): %d%s" % (
         len(loss), "" if not loss else ": " + ", ".join("%s vs %s %s" % (
-            name(t), j["best"], iv(j["vs"]["median"], j["vs"]["lo"], j["vs"]["hi"])) for t, j in loss)))
+            name(t), j["best"], iv(j["vs"]["median"], j["vs"]["lo"], j["vs"]["hi"], "%.3f")) for t, j in loss)))
     print("2-thread wins, pooled (outside 0, need >= %.2f and faster): %s" % (WIN, ", ".join(
-        "h%d %s %s" % (t[1], iv(*j["ratio"]), "held" if j["win_ok"] else "NOT held") for t, j in wins) or "none in this grid"))
-    met = not unres and not slow and not loss and all(j["win_ok"] for _, j in wins)
+        "h%d %s %s" % (t[1], iv(*j["ratio"], fmt="%.3f"), "held" if j["win_ok"] else "NOT held")
+        for t, j in wins) or "none in this grid"))
+    met = not unres and not slow and not loss and not nov and all(j["win_ok"] for _, j in wins)
     print("issue 17 goal on these %d cells, pooled over the boots: %s" % (len(by), "MET" if met else "NOT MET"))
     return 1 if "--strict" in opts and not met else 0
 
@@ -317,7 +377,7 @@ def main(argv):
     if "--pool" in opts:
         try:
             return pool_main(cells, opts)
-        except (OSError, RuntimeError, ValueError) as e:
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError) as e:
             sys.stderr.write("matrix-judge: --pool: %s\n" % e)
             return 2
     labels = sorted({c["label"] for c in cells})

@@ -261,28 +261,30 @@ holds "judge exit 2 on an unknown option" test $? = 2
 
 # --- --pool: boots of one matrix taken together, through the engine ---
 P=$TMP/pool
-mkdir -p "$P/a" "$P/b" "$P/c"
+mkdir -p "$P/a" "$P/b" "$P/c" "$P/d" "$P/e" "$P/f" "$P/g"
 "$PY" - "$P" <<'EOF'
 import json, math, os, sys
 d = sys.argv[1]
-def cell(sub, label, t, ad, mains, ad_rec, ncpus=2, reps=10):
-    """a cell record and its futex_lock JSON: per repetition FUTEX_LOCK,
-    its A/A control, ADAPTIVE at ratio ad and the mainline locks at theirs,
-    each with a small fixed wobble"""
+def cell(sub, label, t, ad, mains, ad_rec, ncpus=2, reps=10, phase=0.0, fail_rep=0, vs=None):
+    """a cell record and its futex_lock JSON: per repetition FUTEX_LOCK
+    (its series shifted by phase), its A/A control, ADAPTIVE at ratio ad
+    (its run failed in repetition fail_rep) and the mainline locks at
+    theirs, each with a small fixed wobble"""
     runs = []
     for r in range(1, reps + 1):
-        fl = 100.0 * (1 + 0.02 * math.sin(r))
-        vals = {"futex_lock": fl, "futex_lock (A/A)": fl * (1 + 0.01 * math.sin(2.3 * r)),
-                "adaptive": fl * ad * (1 + 0.005 * math.sin(3.1 * r))}
+        fl = 100.0 * (1 + 0.02 * math.sin(r + phase))
+        vals = {"futex_lock": fl, "futex_lock (A/A)": fl * (1 + 0.01 * math.sin(2.3 * r + phase)),
+                "adaptive": fl * ad * (1 + 0.005 * math.sin(3.1 * r + phase))}
         for m, x in mains.items():
-            vals[m] = fl * x * (1 + 0.005 * math.cos(1.3 * r))
-        runs += [{"instance": i, "mode": i.split(" ")[0], "rep": r, "ok": True,
+            vals[m] = fl * x * (1 + 0.005 * math.cos(1.3 * r + phase))
+        runs += [{"instance": i, "mode": i.split(" ")[0], "rep": r,
+                  "ok": not (i == "adaptive" and r == fail_rep),
                   "available": True, "kiter_s": v} for i, v in vals.items()]
     base = "t%d-h0-w0" % t
     json.dump({"runs": runs}, open(os.path.join(d, sub, base + ".futex_lock.json"), "w"))
     modes = {"futex_lock": {"available": True, "median_kiter_s": 100.0},
              "adaptive": {"available": True, "ratio": ad_rec[0], "ratio_lo": ad_rec[1],
-                          "ratio_hi": ad_rec[2], "verdict": ad_rec[3], "vs": {}}}
+                          "ratio_hi": ad_rec[2], "verdict": ad_rec[3], "vs": vs or {}}}
     for m, x in mains.items():
         modes[m] = {"available": True, "median_kiter_s": 100.0 * x}
     json.dump({"schema": "fl-matrix-cell/1", "complete": True, "threads": t, "hold_loops": 0,
@@ -292,44 +294,79 @@ def cell(sub, label, t, ad, mains, ad_rec, ncpus=2, reps=10):
                "aa_width": 0.02, "modes": modes, "futex_lock_json": base + ".futex_lock.json"},
               open(os.path.join(d, sub, base + ".json"), "w"))
 M = {"pthread": 1.0, "pthread-adaptive": 1.1, "waitwake": 0.9}
-# 3 threads: boot a shows ADAPTIVE slower (0.96), boot b does not (1.00)
-cell("a", "synth-a", 3, 0.96, M, (0.96, 0.955, 0.965, "slower"))
-cell("b", "synth-b", 3, 1.00, M, (1.00, 0.99, 1.01, "indistinguishable"))
+# 3 threads: boot a shows ADAPTIVE slower (0.96), boot b does not (1.00);
+# their own intervals overlap, so the pooled verdict stands
+cell("a", "synth-a", 3, 0.96, M, (0.96, 0.93, 0.995, "indistinguishable"))
+cell("b", "synth-b", 3, 1.00, M, (1.00, 0.98, 1.02, "indistinguishable"), phase=0.7)
 # 2 threads: the win, in both boots
 cell("a", "synth-a", 2, 1.40, M, (1.40, 1.38, 1.42, "faster"))
-cell("b", "synth-b", 2, 1.40, M, (1.40, 1.38, 1.42, "faster"))
+cell("b", "synth-b", 2, 1.40, M, (1.40, 1.38, 1.42, "faster"), phase=0.7)
 # 1 thread, boot c only: ADAPTIVE 1.17 of FUTEX_LOCK, 0.90 of pthread at 1.30
 cell("c", "synth-c", 1, 1.17, {"pthread": 1.3, "pthread-adaptive": 1.0, "waitwake": 0.9},
      (1.17, 1.16, 1.18, "faster"))
+# boots d and e disagree: 0.96 [0.955-0.965] against 1.00 [0.99-1.01]
+cell("d", "synth-d", 3, 0.96, M, (0.96, 0.955, 0.965, "slower"))
+cell("e", "synth-e", 3, 1.00, M, (1.00, 0.99, 1.01, "indistinguishable"), phase=0.7)
+# boot f: ADAPTIVE at 0.90 with one failed run
+cell("f", "synth-f", 3, 0.90, M, (0.90, 0.89, 0.91, "slower"), fail_rep=4)
+# boot g: 1 thread, ADAPTIVE 0.99 of pthread, inside FUTEX_LOCK's A/A noise
+cell("g", "synth-g", 1, 1.287, {"pthread": 1.3, "pthread-adaptive": 1.0, "waitwake": 0.9},
+     (1.287, 1.28, 1.29, "faster"))
 EOF
 export FL_APPS_TABLE=$PWD/build/apps_table
-"$PY" "$JUDGE" --pool "$P/a" >"$P/a.out" 2>&1
-"$PY" "$JUDGE" --pool "$P/a" "$P/b" >"$P/ab.out" 2>&1
-FL_JUDGE_MUTANT=pool-restart "$PY" "$JUDGE" --pool "$P/a" "$P/b" >"$P/ab-mut.out" 2>&1
-"$PY" "$JUDGE" --pool "$P/a" "$P/b" "$P/c" >"$P/abc.out" 2>&1
-FL_JUDGE_MUTANT=pool-raw-aa "$PY" "$JUDGE" --pool "$P/a" "$P/b" "$P/c" >"$P/abc-mut.out" 2>&1
+pool() { local out=$1; shift; "$PY" "$JUDGE" --pool "$@" >"$P/$out" 2>&1; }
+pool a.out "$P/a"
+pool ab.out "$P/a" "$P/b"
+FL_JUDGE_MUTANT=pool-restart pool ab-mut.out "$P/a" "$P/b"
+pool abc.out "$P/a" "$P/b" "$P/c"
+FL_JUDGE_MUTANT=pool-raw-aa pool abc-mut.out "$P/a" "$P/b" "$P/c"
+pool de.out "$P/d" "$P/e"
+FL_JUDGE_MUTANT=pool-trust-disagree pool de-mut.out "$P/d" "$P/e"
+pool f.out "$P/f"
+pool g.out "$P/g"
+FL_JUDGE_MUTANT=pool-zero-band pool g-mut.out "$P/g"
 
 pool_one() {
-	grep -qE '^3 +0 +0 +1 +10 .* 0.96 \[0.9[0-9]-0.9[0-9]\] +slower +YES +0.96 +\(thr' "$1" &&
+	grep -qE '^3 +0 +0 +1 +10 .* 0.960 \[0.9[0-9]+-0.9[0-9]+\] +slower +YES +0.96 +\(thr' "$1" &&
 	grep -q '^issue 17 goal on these 2 cells, pooled over the boots: NOT MET$' "$1"
 }
 holds "judge --pool of one boot: that boot's pairs, its slower cell" pool_one "$P/a.out"
 pool_two() {
-	grep -qE '^3 +0 +0 +2 +20 .* +no +0.96 1.00 ' "$1" &&
-	grep -qE '^2 +0 +0 +2 +20 .* 1.40 \[1.[34][0-9]-1.4[0-9]\] +faster +no +1.40 1.40 +pthread-adaptive +1.27' "$1" &&
+	grep -qE '^3 +0 +0 +2 +20 .* 0.97[0-9] \[0.9[0-9]+-(0.99[0-9]|1.0[0-9]+)\] +indistinguishable +no +0.96 1.00 ' "$1" &&
+	grep -qE '^2 +0 +0 +2 +20 .* 1.40[0-9] \[1.[34][0-9]+-1.4[0-9]+\] +faster +no +1.40 1.40 +pthread-adaptive +1.27' "$1" &&
 	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK, pooled (interval below 1, median below 0.97): 0$' "$1" &&
 	grep -q '^shown slower in one boot on its own: 1: t3/h0/w0 in synth-a$' "$1" &&
+	grep -q '^boots disagree (their own 95% intervals do not overlap): judged boot by boot, each must pass: 0$' "$1" &&
 	grep -q '^issue 17 goal on these 2 cells, pooled over the boots: MET$' "$1"
 }
 holds "judge --pool of two boots: 20 pairs per cell, each boot's median beside the pooled one, the one-boot failure named" pool_two "$P/ab.out"
 fails "pool check fails against a judge that numbers each boot's repetitions from 1 again (mutant pool-restart)" pool_two "$P/ab-mut.out"
 pool_band() {
-	grep -qE '^1 +0 +0 +1 +10 .* pthread +0.90 \[0.[89][0-9]-0.9[0-9]\] +slower' "$1" &&
-	grep -q '^ADAPTIVE slower than the best mainline lock beyond the A/A band, pooled (threads <= CPUs): 1: t1/h0/w0 vs pthread 0.90' "$1" &&
+	grep -qE '^1 +0 +0 +1 +10 .* pthread +0.(899|90[0-9]) \[0.[89][0-9]+-0.9[0-9]+\] +slower' "$1" &&
+	grep -qE '^ADAPTIVE slower than the best mainline lock beyond the A/A band, pooled \(threads <= CPUs\): 1: t1/h0/w0 vs pthread 0.(899|90[0-9])' "$1" &&
 	grep -q '^issue 17 goal on these 3 cells, pooled over the boots: NOT MET$' "$1"
 }
 holds "judge --pool: ADAPTIVE against the best mainline lock is judged on FUTEX_LOCK's A/A band" pool_band "$P/abc.out"
 fails "pool-band check fails against a judge that takes FUTEX_LOCK's raw control as the mainline lock's (mutant pool-raw-aa)" pool_band "$P/abc-mut.out"
+pool_noise() {
+	grep -qE '^1 +0 +0 +1 +10 .* pthread +0.(98[5-9]|99[0-9]) \[0.9[0-9]+-0.99[0-9]\] +indistinguishable' "$1" &&
+	grep -q '^issue 17 goal on these 1 cells, pooled over the boots: MET$' "$1"
+}
+holds "judge --pool: ADAPTIVE at 0.99 of the best mainline lock, inside FUTEX_LOCK's A/A noise, is no loss" pool_noise "$P/g.out"
+fails "pool-noise check fails against a judge with no noise floor for that comparison (mutant pool-zero-band)" pool_noise "$P/g-mut.out"
+pool_disagree() {
+	grep -q '^boots disagree (their own 95% intervals do not overlap): judged boot by boot, each must pass: 1: t3/h0/w0 (ADAPTIVE)$' "$1" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK, pooled (interval below 1, median below 0.97): 1: t3/h0/w0 ' "$1" &&
+	grep -q '^issue 17 goal on these 1 cells, pooled over the boots: NOT MET$' "$1"
+}
+holds "judge --pool: boots whose intervals do not overlap get no pooled pass; the boot that shows ADAPTIVE slower counts" pool_disagree "$P/de.out"
+fails "pool-disagree check fails against a judge that pools disagreeing boots anyway (mutant pool-trust-disagree)" pool_disagree "$P/de-mut.out"
+pool_failed() {
+	grep -q '^no pooled verdict (a failed run or a missing figure): 1: t3/h0/w0 (ADAPTIVE)$' "$1" &&
+	grep -q '^issue 17 goal on these 1 cells, pooled over the boots: NOT MET$' "$1" &&
+	! "$PY" "$JUDGE" --pool --strict "$P/f" >/dev/null 2>&1 && "$PY" "$JUDGE" --pool --strict "$P/a" "$P/b" >/dev/null 2>&1
+}
+holds "judge --pool: a failed run leaves the cell without a verdict and the goal not met (--strict exits 1; 0 when met)" pool_failed "$P/f.out"
 FL_APPS_TABLE=/nonexistent "$PY" "$JUDGE" --pool "$P/a" >/dev/null 2>&1
 holds "judge --pool exit 2 without the engine (apps_table)" test $? = 2
 
