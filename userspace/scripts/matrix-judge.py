@@ -90,6 +90,26 @@ def iv(m, lo, hi, fmt="%.2f"):
     return (mfmt + " [" + fmt + "-" + fmt + "]") % (m, lo, hi)
 
 
+def shown_below(med, hi, verdict):
+    """the issue's rule: not shown slower = the interval reaches 1.0 or the
+    median is at least 0.97; the A/A band plays no part in it"""
+    under_1 = hi is not None and hi < 1.0
+    if MUTANT == "median-le":
+        under_median = med is not None and med <= SLOWER_MEDIAN
+    else:
+        under_median = med is not None and med < SLOWER_MEDIAN
+    below = ((under_1 or MUTANT == "no-interval-rule") and
+             (under_median or MUTANT == "no-median-rule"))
+    if MUTANT == "aa-allowance":
+        below = below and verdict == "slower"
+    return below
+
+
+def win_held(med, verdict):
+    """a 2-thread, no-outside-work cell keeps its win"""
+    return med is not None and med >= WIN and verdict == "faster"
+
+
 def judge(c):
     """the issue-17 reading of one cell record"""
     modes = c["modes"]
@@ -97,19 +117,7 @@ def judge(c):
     r = {"ad": ad}
     r["ratio"] = (ad.get("ratio"), ad.get("ratio_lo"), ad.get("ratio_hi"))
     r["verdict"] = ad.get("verdict") or "-"
-    med = ad.get("ratio")
-    hi = ad.get("ratio_hi")
-    # the issue's rule: not shown slower = the interval reaches 1.0 or the
-    # median is at least 0.97; the A/A band plays no part in it
-    under_1 = hi is not None and hi < 1.0
-    if MUTANT == "median-le":
-        under_median = med is not None and med <= SLOWER_MEDIAN
-    else:
-        under_median = med is not None and med < SLOWER_MEDIAN
-    r["below"] = ((under_1 or MUTANT == "no-interval-rule") and
-                  (under_median or MUTANT == "no-median-rule"))
-    if MUTANT == "aa-allowance":
-        r["below"] = r["below"] and r["verdict"] == "slower"
+    r["below"] = shown_below(ad.get("ratio"), ad.get("ratio_hi"), r["verdict"])
     # and beyond the A/A band as well (the engine's verdict)
     r["slower"] = r["below"] and r["verdict"] == "slower"
     r["best"] = r["vs"] = None
@@ -124,7 +132,7 @@ def judge(c):
             r["vs"] = (ad.get("vs") or {}).get(best)
             r["mainline_loss"] = bool(r["vs"]) and r["vs"].get("verdict") == "slower"
     r["win_cell"] = c["threads"] == 2 and c["outside_loops"] == 0
-    r["win_ok"] = med is not None and med >= WIN and r["verdict"] == "faster"
+    r["win_ok"] = win_held(ad.get("ratio"), r["verdict"])
     return r
 
 
@@ -179,13 +187,14 @@ def engine(rows):
     return {r["type"]: r["value_ratio"] for r in json.loads(out.stdout)["tests"][0]["rows"]}
 
 
-def boot_interval(c, best=None):
-    """a boot's own ADAPTIVE interval (over FUTEX_LOCK, or over best), its A/A"""
-    ad = c["modes"].get("adaptive") or {}
-    if best:
-        v = (ad.get("vs") or {}).get(best) or {}
-        return v.get("median"), v.get("lo"), v.get("hi")
-    return ad.get("ratio"), ad.get("ratio_lo"), ad.get("ratio_hi")
+def boot_vs(c, best):
+    """a boot's own ADAPTIVE/best comparison (futex_lock's vs column)"""
+    return ((c["modes"].get("adaptive") or {}).get("vs") or {}).get(best) or {}
+
+
+def triple(v):
+    """median, lo, hi of a comparison"""
+    return v.get("median"), v.get("lo"), v.get("hi")
 
 
 def disjoint(ivs):
@@ -196,19 +205,18 @@ def disjoint(ivs):
 
 def pooled(boots):
     """one cell over its boots: the pooled comparison, judged as judge() does"""
-    rows, k, per_boot, insts = [], 0, [], set()
+    rows, k = [], 0
+    js = [judge(c) for c in boots]	# each boot on its own
     for c in boots:
         reps = boot_reps(c)
         if MUTANT == "pool-restart":
             k = 0	# every boot's repetitions over the first one's
         for rep in sorted(reps):
             k += 1
-            insts.add(tuple(sorted(reps[rep])))
             for inst, v in reps[rep].items():
                 name = {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
                 if name in ("glibc", "glibc-aa", "adaptive") + MAINLINE:
                     rows.append((name, k, v))
-        per_boot.append(iv(*judge(c)["ratio"]).split(" ")[0])
     c0 = boots[0]
     if k > POOL_MAX_PAIRS:
         raise RuntimeError("%d pairs in cell t%d/h%d/w%d: the engine takes at most %d" % (
@@ -220,25 +228,23 @@ def pooled(boots):
     aa = vr.get("glibc-aa") or {}
     ad = vr.get("adaptive") or {}
     band = c0["aa_band"]
-    r = {"n": k, "per_boot": per_boot, "aa": aa, "ad": ad, "insts": len(insts),
+    r = {"n": k, "per_boot": [iv(*j["ratio"]).split(" ")[0] for j in js], "aa": aa, "ad": ad,
          "aa_width": (aa["hi"] - aa["lo"]) if aa.get("hi") is not None else None}
     r["resolved"] = aa.get("lo") is not None and aa["lo"] >= band[0] and aa["hi"] <= band[1]
     r["ratio"] = (ad.get("median"), ad.get("lo"), ad.get("hi"))
     r["verdict"] = ad.get("verdict") or "-"
-    r["below"] = (ad.get("hi") is not None and ad["hi"] < 1.0 and
-                  ad["median"] < SLOWER_MEDIAN)
+    r["below"] = shown_below(ad.get("median"), ad.get("hi"), r["verdict"])
     r["slower"] = r["below"] and r["verdict"] == "slower"
-    r["boot_below"] = [c["label"] for c in boots if judge(c)["below"]]
+    r["boot_below"] = [c["label"] for c, j in zip(boots, js) if j["below"]]
     # no pooled verdict from a failed run or a missing figure: judged NOT MET
     r["no_verdict"] = [m for m, v in (("ADAPTIVE", ad), ("A/A", aa))
                        if not v or v.get("verdict") in (None, "failed") or v.get("median") is None]
     # boots whose own intervals do not overlap measured different things:
     # a pooled interval would hide that, so the cell gets no pooled verdict
     r["disagree"] = []
-    if disjoint([boot_interval(c) for c in boots]):
+    if disjoint([j["ratio"] for j in js]):
         r["disagree"].append("ADAPTIVE")
-    if disjoint([((c.get("aa") or {}).get("median"), (c.get("aa") or {}).get("lo"),
-                  (c.get("aa") or {}).get("hi")) for c in boots]):
+    if disjoint([triple(c.get("aa") or {}) for c in boots]):
         r["disagree"].append("A/A")
     r["mainline_applies"] = c0["threads"] <= c0["ncpus"]
     r["best"] = r["vs"] = None
@@ -265,7 +271,7 @@ def pooled(boots):
             vs_rows += [("glibc", kk, b), ("adaptive", kk, d.get("adaptive")), ("glibc-aa", kk, ctl)]
         r["best"] = best
         r["vs"] = engine(vs_rows).get("adaptive")
-        r["vs_per_boot"] = [boot_interval(c, best) for c in boots]
+        r["vs_per_boot"] = [triple(boot_vs(c, best)) for c in boots]
         if disjoint(r["vs_per_boot"]):
             r["disagree"].append("vs " + best)
         if not r["vs"] or r["vs"].get("verdict") in (None, "failed"):
@@ -274,14 +280,13 @@ def pooled(boots):
         if "vs " + best in r["disagree"] and MUTANT != "pool-trust-disagree":
             # no pooled verdict: a loss in any boot on its own is a loss
             r["mainline_loss"] = r["mainline_loss"] or any(
-                ((c["modes"]["adaptive"].get("vs") or {}).get(best) or {}).get("verdict") == "slower"
-                for c in boots)
+                boot_vs(c, best).get("verdict") == "slower" for c in boots)
     r["win_cell"] = c0["threads"] == 2 and c0["outside_loops"] == 0
-    r["win_ok"] = ad.get("median") is not None and ad["median"] >= WIN and r["verdict"] == "faster"
+    r["win_ok"] = win_held(ad.get("median"), r["verdict"])
     if "ADAPTIVE" in r["disagree"] and MUTANT != "pool-trust-disagree":
         # no pooled verdict: each boot on its own must pass
         r["below"] = r["below"] or bool(r["boot_below"])
-        r["win_ok"] = r["win_ok"] and all(judge(c)["win_ok"] for c in boots)
+        r["win_ok"] = r["win_ok"] and all(j["win_ok"] for j in js)
     if "A/A" in r["disagree"] and MUTANT != "pool-trust-disagree":
         r["resolved"] = r["resolved"] and all(c["resolved"] for c in boots)
     return r
@@ -320,12 +325,12 @@ def pool_main(cells, opts):
         aa, vs = j["aa"], j["vs"] or {}
         print("%-5d %-6d %-6d %-5d %-5d %-23s %-6s %-4s %-22s %-18s %-6s %-18s %-17s %-22s %-18s %s" % (
             t[0], t[1], t[2], len(j["per_boot"]), j["n"],
-            iv(aa.get("median"), aa.get("lo"), aa.get("hi"), "%.3f"),
+            iv(*triple(aa), fmt="%.3f"),
             "-" if j["aa_width"] is None else "%.3f" % j["aa_width"],
             "yes" if j["resolved"] else "NO", iv(*j["ratio"], fmt="%.3f"), j["verdict"],
             "YES" if j["slower"] else "rule" if j["below"] else "no", " ".join(j["per_boot"]),
             (j["best"] or "-") if j["mainline_applies"] else "(thr>CPUs)",
-            iv(vs.get("median"), vs.get("lo"), vs.get("hi"), "%.3f") if j["mainline_applies"] else "-",
+            iv(*triple(vs), fmt="%.3f") if j["mainline_applies"] else "-",
             (vs.get("verdict") or "-") if j["mainline_applies"] else "-",
             " ".join("-" if m is None else "%.2f" % m for m, _, _ in j["vs_per_boot"]) or "-"))
     name = lambda t: "t%d/h%d/w%d" % t
@@ -345,7 +350,7 @@ def pool_main(cells, opts):
         "%s in %s" % (name(t), ", ".join(j["boot_below"])) for t, j in boot_slow)))
     print("ADAPTIVE slower than the best mainline lock beyond the A/A band, pooled (threads <= CPUs): %d%s" % (
         len(loss), "" if not loss else ": " + ", ".join("%s vs %s %s" % (
-            name(t), j["best"], iv(j["vs"]["median"], j["vs"]["lo"], j["vs"]["hi"], "%.3f")) for t, j in loss)))
+            name(t), j["best"], iv(*triple(j["vs"]), fmt="%.3f")) for t, j in loss)))
     print("2-thread wins, pooled (outside 0, need >= %.2f and faster): %s" % (WIN, ", ".join(
         "h%d %s %s" % (t[1], iv(*j["ratio"], fmt="%.3f"), "held" if j["win_ok"] else "NOT held")
         for t, j in wins) or "none in this grid"))
