@@ -93,7 +93,10 @@ static void usage(FILE *f)
 "                spin_check_waiters, spin_check_overload,\n"
 "                spin_check_first_wake, spin_check_queue,\n"
 "                spin_quiet_start (0 or 1),\n"
-"                spin_max_ns, handoff_threshold (decimal).\n"
+"                spin_max_ns, handoff_threshold (decimal);\n"
+"                and user_spin (0 or 1): adaptive's user-space spin\n"
+"                before FUTEX_LOCK_ADAPTIVE, a switch of this program\n"
+"                (no kernel file)\n"
 "                Needs root and the patched kernel; every knob is set and\n"
 "                restored once before the first run (exit 1 if one cannot\n"
 "                be). For an ablation:\n"
@@ -486,6 +489,25 @@ static void print_sys(const char *what, const struct fl_lock_ops *ops,
 		printf("%s syscalls: n/a\n", what);
 }
 
+/* the adaptive lock's user-space spin: the calibration and what it did */
+static bool has_user_spin(const struct opts *o, const struct fl_lock_ops *ops)
+{
+	return ops->user_spin && !o->perf_loop;
+}
+
+static void print_user_spin(const struct fl_bench_result *r)
+{
+	const struct fl_user_spin_cal *cal = fl_user_spin_calibrate();
+	const struct fl_counters *t = &r->total;
+
+	printf("user spin: %s, limit %u iterations (futex(2) round trip %.0f ns / %.1f ns per iteration); %" PRIu64
+	       " spins, %" PRIu64 " took the lock (%.2f%%), %.1f iterations per spin\n",
+	       r->user_spin_limit ? "on" : "off (knob user_spin=0)", cal->limit,
+	       cal->syscall_ns, cal->iter_ns, t->user_spins, t->user_spin_acquired,
+	       fl_pct(t->user_spin_acquired, t->user_spins),
+	       t->user_spins ? (double)t->user_spin_iters / (double)t->user_spins : 0.0);
+}
+
 static void print_latency(const struct opts *o, const struct fl_bench_result *r)
 {
 	const struct fl_hist *h = &r->lat;
@@ -549,6 +571,8 @@ static void print_text(const struct opts *o, const struct run *run)
 	print_sys("unlock", ops, r->total.unlock_syscalls, r->total.unlock_calls);
 
 	/* --- beyond the RFC --- */
+	if (has_user_spin(o, ops))
+		print_user_spin(r);
 	printf("mode: %s; hold loops: %" PRIu64 "; outside loops: %" PRIu64
 	       "; pin: %s; sched: %s; futex: %s; locks: %s%s\n", ops->name,
 	       o->hold, o->wait, o->pin ? "yes" : "no", o->sched_name,
@@ -730,6 +754,18 @@ static void json_run(const struct opts *o, const struct run *run,
 	fprintf(jout, ", \"result_kiter_s\": %.0f", r->kiter_s);
 	json_calls(ind, "lock", r->total.lock_calls, r->total.lock_syscalls, sc);
 	json_calls(ind, "unlock", r->total.unlock_calls, r->total.unlock_syscalls, sc);
+	if (has_user_spin(o, run->ops)) {
+		const struct fl_user_spin_cal *cal = fl_user_spin_calibrate();
+
+		fprintf(jout, ",\n%s \"user_spin\": {\"on\": %s, \"limit\": %u, \"syscall_ns\": ",
+			ind, r->user_spin_limit ? "true" : "false", cal->limit);
+		json_num(cal->syscall_ns);
+		fprintf(jout, ", \"iter_ns\": ");
+		json_num(cal->iter_ns);
+		fprintf(jout, ", \"spins\": %" PRIu64 ", \"acquired\": %" PRIu64
+			", \"iterations\": %" PRIu64 "}", r->total.user_spins,
+			r->total.user_spin_acquired, r->total.user_spin_iters);
+	}
 	fprintf(jout, ",\n%s \"user_s\": ", ind);
 	json_num(r->user_s);
 	fprintf(jout, ", \"sys_s\": ");

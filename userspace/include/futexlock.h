@@ -155,6 +155,11 @@ struct fl_counters {
 	uint64_t lock_syscalls;
 	uint64_t unlock_calls;
 	uint64_t unlock_syscalls;
+	/* adaptive's user-space spin (fl_user_spin()): locks that spun,
+	 * those of them that took the lock so, and the iterations spun */
+	uint64_t user_spins;
+	uint64_t user_spin_acquired;
+	uint64_t user_spin_iters;
 };
 
 struct fl_lock;
@@ -164,6 +169,7 @@ struct fl_lock_ops {
 	const char *desc;	/* one line for --help and reports */
 	bool needs_futex_lock;	/* needs FUTEX_LOCK/_ADAPTIVE/UNLOCK */
 	bool counts_syscalls;	/* false: library lock, syscalls invisible */
+	bool user_spin;		/* spins in user space first (fl_user_spin()) */
 	int (*init)(struct fl_lock *l);
 	void (*destroy)(struct fl_lock *l);
 	void (*lock)(struct fl_lock *l, struct fl_counters *c);
@@ -253,6 +259,46 @@ static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
 			memory_order_release, memory_order_relaxed))
 		fl_tid_unlock_slow(l, c, tid, op);
 }
+
+/*
+ * The adaptive lock's user-space spin (lib/userspin.c; futex_lock -m
+ * adaptive and the preload's adaptive mode): after the fast path's
+ * cmpxchg failed and before FUTEX_LOCK_ADAPTIVE, spin on the word while
+ * it names an owner and nothing else (no FUTEX_WAITERS: nobody queued in
+ * the kernel; no FUTEX_OWNER_DIED), taking it with a cmpxchg when it
+ * reads 0.  At most *budget iterations; each one spun is taken off
+ * *budget.  true: acquired (acquire order).  A word with FUTEX_WAITERS
+ * is left to the kernel at once, which knows whether the owner runs.
+ */
+static inline bool fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budget)
+{
+	for (; *budget; --*budget) {
+		uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
+
+		if (v & ~FUTEX_TID_MASK)
+			return false;
+		if (!v && atomic_compare_exchange_strong_explicit(w, &v, tid,
+				memory_order_acquire, memory_order_relaxed))
+			return true;
+		fl_cpu_relax();
+	}
+	return false;
+}
+
+/* the calibration: one futex(2) round trip, one spin iteration, the limit */
+struct fl_user_spin_cal {
+	double syscall_ns;	/* median of FUTEX_WAKE on a word nobody waits on */
+	double iter_ns;		/* median of one fl_user_spin() iteration */
+	uint32_t limit;		/* syscall_ns / iter_ns, rounded up, 1..FL_USER_SPIN_MAX */
+};
+#define FL_USER_SPIN_MAX 4096
+/* calibrates once per process (thread-safe); later calls return the same */
+const struct fl_user_spin_cal *fl_user_spin_calibrate(void);
+/* the limit from fl_user_spin_calibrate(), or 0 while switched off */
+uint32_t fl_user_spin_limit(void);
+/* on by default; futex_lock's knob user_spin switches it per run */
+void fl_user_spin_set(bool on);
+bool fl_user_spin_on(void);
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
 #define FL_SPIN_LIMIT 100
@@ -407,13 +453,14 @@ void fl_kstats_delta(const struct fl_kstats *before,
 
 /* ---- spin-policy knobs (debugfs of the patched kernel, lib/knobs.c) ----- */
 #define FL_KNOB_DIR "/sys/kernel/debug/futex_lock"
-#define FL_KNOBS_MAX 10		/* the allowed knobs, each at most once */
+#define FL_KNOBS_MAX 11		/* the allowed knobs, each at most once */
 /*
  * Knob settings, "name=value[,name=value...]": spin_check_runnable,
  * spin_calibrate, spin_backoff, spin_check_waiters, spin_check_overload,
  * spin_check_first_wake, spin_check_queue, spin_quiet_start (booleans:
  * 0 or 1),
  * spin_max_ns (u64), handoff_threshold (u32); values in decimal.
+ * user_spin (0 or 1) is no kernel file: fl_user_spin_set() of this process.
  */
 struct fl_knobs {
 	int n;
@@ -469,6 +516,9 @@ struct fl_bench_cfg {
 struct fl_bench_result {
 	uint64_t iterations;		/* executed, all threads */
 	struct fl_counters total;	/* summed per-thread counters */
+	/* ops->user_spin locks (not perf_loop): fl_user_spin_limit() in
+	 * force during the run, 0 while switched off */
+	uint32_t user_spin_limit;
 	double elapsed_s;		/* first thread start -> last thread end */
 	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */
 	double cpu_s;			/* summed CLOCK_THREAD_CPUTIME_ID (exact) */

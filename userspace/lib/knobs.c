@@ -17,18 +17,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* the allowlist: booleans take 0 or 1 */
-static const struct { const char *name; uint64_t max; } knob_defs[] = {
-	{ "spin_check_runnable", 1 },
-	{ "spin_calibrate", 1 },
-	{ "spin_backoff", 1 },
-	{ "spin_check_waiters", 1 },
-	{ "spin_check_overload", 1 },
-	{ "spin_check_first_wake", 1 },
-	{ "spin_check_queue", 1 },
-	{ "spin_quiet_start", 1 },
-	{ "spin_max_ns", UINT64_MAX },
-	{ "handoff_threshold", UINT32_MAX },
+/*
+ * The allowlist: booleans take 0 or 1.  user_spin is this library's
+ * setting, not a kernel file: the adaptive lock's user-space spin
+ * (lib/userspin.c), switched in this process around the run like the
+ * others; it needs no debugfs.
+ */
+static const struct { const char *name; uint64_t max; bool user; } knob_defs[] = {
+	{ "spin_check_runnable", 1, false },
+	{ "spin_calibrate", 1, false },
+	{ "spin_backoff", 1, false },
+	{ "spin_check_waiters", 1, false },
+	{ "spin_check_overload", 1, false },
+	{ "spin_check_first_wake", 1, false },
+	{ "spin_check_queue", 1, false },
+	{ "spin_quiet_start", 1, false },
+	{ "spin_max_ns", UINT64_MAX, false },
+	{ "handoff_threshold", UINT32_MAX, false },
+	{ "user_spin", 1, true },
 };
 #define NDEFS (sizeof(knob_defs) / sizeof(knob_defs[0]))
 _Static_assert(NDEFS == FL_KNOBS_MAX, "one slot per allowed knob");
@@ -139,7 +145,8 @@ static int file_write(const char *path, const char *s, bool *opened)
 static void restore_raw(void)
 {
 	for (int i = saved.n - 1; i >= 0; i--)
-		file_write(saved.path[i], saved.old[i], NULL);
+		if (saved.path[i][0])	/* a user knob ends with the process */
+			file_write(saved.path[i], saved.old[i], NULL);
 }
 
 static void on_signal(int sig)
@@ -179,6 +186,13 @@ static int apply_one(const struct fl_knobs *k, int i, char *err, size_t len)
 	bool opened;
 	int e;
 
+	if (knob_defs[k->def[i]].user) {	/* no file: path "" */
+		path[0] = '\0';
+		snprintf(old, sizeof(saved.old[i]), "%d", fl_user_spin_on());
+		saved.n = i + 1;
+		fl_user_spin_set(k->value[i]);
+		return 0;
+	}
 	if ((size_t)snprintf(path, sizeof(saved.path[i]), "%s/%s", fl_knob_dir(),
 			     k->name[i]) >= sizeof(saved.path[i]))
 		return knob_err(err, len, path, "path", ENAMETOOLONG);
@@ -223,7 +237,12 @@ int fl_knobs_restore(char *err, size_t len)
 	int ret = 0;
 
 	for (int i = saved.n - 1; i >= 0; i--) {
-		int e = file_write(saved.path[i], saved.old[i], NULL);
+		int e = 0;
+
+		if (saved.path[i][0])
+			e = file_write(saved.path[i], saved.old[i], NULL);
+		else
+			fl_user_spin_set(saved.old[i][0] == '1');
 
 		if (e && !ret)
 			ret = knob_err(err, len, saved.path[i], "cannot restore", e);

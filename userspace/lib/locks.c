@@ -120,10 +120,37 @@ static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
 	fl_tid_unlock(l, c, fl_tid_peek(), FUTEX_UNLOCK);
 }
 
+/*
+ * adaptive: the fast path, then a user-space spin no longer than a
+ * system call costs (lib/userspin.c; knob user_spin=0 switches it off),
+ * then FUTEX_LOCK_ADAPTIVE, where the kernel spins while the owner runs.
+ * The perf-loop engine runs the fast path and the op only (perf's loop).
+ */
+static int adaptive_init(struct fl_lock *l)
+{
+	fl_user_spin_calibrate();	/* now, not inside a timed run */
+	return word_init(l);
+}
+
 static void adaptive_lock(struct fl_lock *l, struct fl_counters *c)
 {
+	uint32_t tid = (uint32_t)fl_gettid(), w = 0, limit, budget;
+
 	c->lock_calls++;
-	fl_tid_lock(l, c, fl_tid_peek(), FUTEX_LOCK_ADAPTIVE);
+	if (cas_acq(&l->word, &w, tid))
+		return;
+	limit = budget = fl_user_spin_limit();
+	if (limit) {
+		bool got = fl_user_spin(&l->word, tid, &budget);
+
+		c->user_spins++;
+		c->user_spin_iters += limit - budget;
+		if (got) {
+			c->user_spin_acquired++;
+			return;
+		}
+	}
+	fl_tid_lock_slow(l, c, tid, FUTEX_LOCK_ADAPTIVE);
 }
 
 static void pi_lock(struct fl_lock *l, struct fl_counters *c)
@@ -318,9 +345,9 @@ static const struct fl_lock_ops ops_futex_lock = {
 
 static const struct fl_lock_ops ops_adaptive = {
 	.name = "adaptive",
-	.desc = "FUTEX_LOCK_ADAPTIVE: as futex_lock, kernel spins on a running owner",
-	.needs_futex_lock = true, .counts_syscalls = true,
-	.init = word_init, .destroy = word_destroy,
+	.desc = "FUTEX_LOCK_ADAPTIVE: user spin up to a syscall's cost, then kernel spins on a running owner",
+	.needs_futex_lock = true, .counts_syscalls = true, .user_spin = true,
+	.init = adaptive_init, .destroy = word_destroy,
 	.lock = adaptive_lock, .unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK_ADAPTIVE, .tid_unlock_op = FUTEX_UNLOCK,
 };

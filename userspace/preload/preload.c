@@ -73,6 +73,9 @@ static _Atomic int g_mode;	/* M_*; M_UNINIT until the first call */
 static _Atomic int g_init;	/* 0 not started, 1 running, 2 done */
 static int g_stats;
 static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
+/* adaptive mode: fl_user_spin()'s limit (lib/userspin.c); 0: no user spin
+ * (the other modes, or FUTEXLOCK_PRELOAD_USER_SPIN=0) */
+static uint32_t g_user_spin;
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
 /*
  * An untimed lock sleeps at most this many seconds at a time (0: forever).
@@ -89,7 +92,7 @@ static TLS pid_t t_tid;
 struct tstats {
 	uint64_t lock_fast, lock_slow, lock_syscalls, trylock_busy,
 		 unlock_fast, unlock_syscalls, cond_waits, cond_wake_syscalls,
-		 passthrough_calls;
+		 passthrough_calls, user_spins, user_spin_acquired;
 };
 #define NST (sizeof(struct tstats) / sizeof(uint64_t))
 static TLS struct tstats t_st;
@@ -284,6 +287,10 @@ static void stats_print(void)
 	    U(s[0]), U(s[1]), U(s[2]), U(s[3]), U(s[4]), U(s[5]), g_probed);
 	say("futexlock-preload: stats: cond waits %lu wake-syscalls %lu; pass-through calls %lu",
 	    U(s[6]), U(s[7]), U(s[8]));
+	say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration)",
+	    U(s[9]), U(s[10]), g_user_spin, md == M_ADAPTIVE ?
+	    fl_user_spin_calibrate()->syscall_ns : 0.0,
+	    md == M_ADAPTIVE ? fl_user_spin_calibrate()->iter_ns : 0.0);
 	say("futexlock-preload: stats: misuse: unlock by non-owner %lu, unlock of unlocked %lu, relock by owner %lu, destroy of locked %lu",
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
 	    U(g_destroy_busy));
@@ -308,7 +315,7 @@ static int probe_ops(int *err)
 static void do_init(void)
 {
 	const char *m = getenv("FUTEXLOCK_PRELOAD");
-	const char *s = getenv("FUTEXLOCK_PRELOAD_STATS");
+	const char *s = getenv("FUTEXLOCK_PRELOAD_STATS"), *u;
 	int mode, err;
 
 	if (!m || !*m || !strcmp(m, "lock"))
@@ -329,6 +336,9 @@ static void do_init(void)
 		mode = M_OFF;
 	}
 	g_lock_op = mode == M_ADAPTIVE ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK;
+	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
+	if (mode == M_ADAPTIVE && !(u && !strcmp(u, "0")))
+		g_user_spin = fl_user_spin_calibrate()->limit;
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
 	if (s && *s)
@@ -517,6 +527,15 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 			abs = &ts_expired;
 	}
 	STAT(lock_slow);
+	if (g_user_spin) {	/* adaptive: as futex_lock -m adaptive */
+		uint32_t budget = g_user_spin;
+
+		STAT(user_spins);
+		if (fl_user_spin(w, tid, &budget)) {
+			STAT(user_spin_acquired);
+			goto acquired;
+		}
+	}
 	for (;;) {
 		struct timespec wd;
 		int r, watchdog = 0;

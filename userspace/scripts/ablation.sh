@@ -10,8 +10,9 @@
 # its A/A row (the same again),
 # each rule switched from its default alone through its debugfs knob
 # (futex_lock -m adaptive@KNOB=V: set before each of that instance's runs,
-# restored after), all six off (v4's policy: the fixed spin_max_ns budget,
-# 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
+# restored after), the user-space spin before the system call switched
+# off (user_spin=0, futex_lock's own switch), all of them off (v4's
+# policy: the fixed spin_max_ns budget, 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
 # it costs.  For the back-off (off by default) the row is the lock with it
 # on: above 1 it would pay.  Repetitions
@@ -56,7 +57,8 @@ MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=
        -m adaptive@spin_backoff=1 -m adaptive@spin_check_waiters=0
        -m adaptive@spin_check_overload=0 -m adaptive@spin_check_first_wake=0
        -m adaptive@spin_check_queue=0 -m adaptive@spin_quiet_start=0
-       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0
+       -m adaptive@user_spin=0
+       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0
        -m futex_lock)
 mkdir -p "$OUT"
 echo "ablation: $(fl_env_desc); $(uname -r), $(nproc) CPUs; writing $OUT"

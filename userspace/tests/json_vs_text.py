@@ -83,6 +83,23 @@ def check(txt_path, js_path, want_runs, want_iter):
                               ("max", "max_us")):
                 v = float(g(r"[ ,]%s ([\d.]+) us" % re.escape(name)))
                 need(close(v, lat[key], 0.0005), "latency", name, v, lat[key])
+        us = r.get("user_spin")
+        line = re.search(r"^user spin: (on|off)\b.*$", block, re.M)
+        need((us is None) == (line is None) == (r["mode"] != "adaptive"),
+             "user spin: text line, JSON object and mode adaptive go together", r["mode"])
+        if us:
+            m = re.match(r"user spin: (on|off).*, limit (\d+) iterations \(futex\(2\) round trip (\d+) ns / ([\d.]+) ns"
+                         r" per iteration\); (\d+) spins, (\d+) took the lock", line.group(0))
+            need(m is not None, "user spin line", line.group(0))
+            on, lim, sns, ins, sp, acq = m.groups()
+            need((on == "on") == us["on"] and int(lim) == us["limit"] and int(sp) == us["spins"]
+                 and int(acq) == us["acquired"] and close(float(sns), us["syscall_ns"], 0.5)
+                 and close(float(ins), us["iter_ns"], 0.05), "user spin", line.group(0), us)
+            # what must hold of any run: off spins never, a spin takes the
+            # lock at most once and spins at most the limit
+            need(us["on"] or us["spins"] == 0, "user spin off but", us["spins"], "spins")
+            need(1 <= us["limit"] <= 4096 and us["acquired"] <= us["spins"]
+                 and us["iterations"] <= us["spins"] * us["limit"], "user spin counts", us)
         need(int(g(r"protected counter (\d+)")) == r["protected_counter"], "protected counter")
         need(r["mutex_ok"] is True, "mutex_ok false")
         if r.get("kernel_stats"):

@@ -89,6 +89,18 @@ stats_run() {
 		fast=$(sval fast "$TMP/f.err") slow=$(sval slow "$TMP/f.err")
 		check "stats $m: one converted normal mutex, lock fast+slow >= 20000 ($fast+$slow)" \
 			eval 'grep -q "converted mutexes: normal 1+0 " "$TMP/f.err" && [ $((fast + slow)) -ge 20000 ]'
+		# the user-space spin: adaptive only, at most one per slow
+		# lock, at most one lock taken per spin
+		local usp usa usl
+		usp=$(sval user-spins "$TMP/f.err") usa=$(sval user-spin-acquired "$TMP/f.err")
+		usl=$(sval user-spin-limit "$TMP/f.err")
+		if [ "$m" = adaptive ]; then
+			check "stats $m: user spin calibrated (limit $usl), $usp spins <= $slow slow locks, $usa took it" \
+				eval '[ "$usl" -ge 1 ] && [ "$usp" -ge 0 ] && [ "$usp" -le "$slow" ] && [ "$usa" -ge 0 ] && [ "$usa" -le "$usp" ]'
+		else
+			check "stats $m: no user spin outside adaptive mode ($usp spins, limit $usl)" \
+				eval '[ "$usp" = 0 ] && [ "$usa" = 0 ] && [ "$usl" = 0 ]'
+		fi
 	else
 		check "stats $m: mutexes passed through (mode off), no converted mutex" \
 			eval 'grep -q "mode-off 1 " "$TMP/f.err" && grep -q "converted mutexes: normal 0+0 " "$TMP/f.err"'

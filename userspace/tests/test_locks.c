@@ -28,6 +28,7 @@
 #include "futexlock.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -483,6 +484,85 @@ static void test_first_lock_empty_tid_cache(void)
 	    "tid locks", extra);
 }
 
+/*
+ * fl_user_spin(), the adaptive lock's user-space spin, without a kernel:
+ * what it takes, what it leaves to the kernel at once, how much budget it
+ * uses; and its calibration and switch (lib/userspin.c).
+ */
+struct release_arg {
+	_Atomic uint32_t *w;
+	atomic_int go;
+};
+
+static void *release_later(void *arg)
+{
+	struct release_arg *a = arg;
+
+	while (!atomic_load(&a->go))
+		sched_yield();
+	usleep(20000);	/* the spinner is (very likely) spinning by now */
+	atomic_store_explicit(a->w, 0, memory_order_release);
+	return NULL;
+}
+
+static void test_user_spin(void)
+{
+	const uint32_t me = (uint32_t)fl_gettid(), other = me ^ 1;
+	const struct fl_user_spin_cal *cal = fl_user_spin_calibrate();
+	_Atomic uint32_t w = 0;
+	struct release_arg ra = { .w = &w };
+	pthread_t th;
+	uint32_t b = 50, b2 = 50, b3 = 50;
+	bool got, got2, got3;
+	char msg[200];
+	double q;
+
+	got = fl_user_spin(&w, me, &b);
+	tap(got && atomic_load(&w) == me && b == 50,
+	    "%s: a free word is taken at once", "user spin", NULL);
+
+	atomic_store(&w, other);
+	got = fl_user_spin(&w, me, &b);
+	atomic_store(&w, other | FUTEX_WAITERS);
+	got2 = fl_user_spin(&w, me, &b2);
+	atomic_store(&w, other | FUTEX_OWNER_DIED);
+	got3 = fl_user_spin(&w, me, &b3);
+	snprintf(msg, sizeof(msg), "held: %s, budget left %u; waiters: %s, left %u; owner died: %s, left %u",
+		 got ? "taken" : "not taken", b, got2 ? "taken" : "not taken", b2,
+		 got3 ? "taken" : "not taken", b3);
+	tap(!got && b == 0 && !got2 && b2 == 50 && !got3 && b3 == 50,
+	    "%s: spins out its budget on a held word, not at all on FUTEX_WAITERS or FUTEX_OWNER_DIED",
+	    "user spin", msg);
+
+	atomic_store(&w, other);
+	b = UINT32_MAX;
+	if (pthread_create(&th, NULL, release_later, &ra)) {
+		tap(false, "%s: takes a word released while it spins", "user spin", "pthread_create");
+	} else {
+		atomic_store(&ra.go, 1);
+		got = fl_user_spin(&w, me, &b);
+		pthread_join(th, NULL);
+		tap(got && atomic_load(&w) == me && b < UINT32_MAX,
+		    "%s: takes a word released while it spins", "user spin", NULL);
+	}
+
+	q = ceil(cal->syscall_ns / cal->iter_ns);
+	snprintf(msg, sizeof(msg), "futex(2) %.0f ns, iteration %.1f ns, limit %u",
+		 cal->syscall_ns, cal->iter_ns, cal->limit);
+	tap(cal->syscall_ns > 0 && cal->iter_ns > 0 && cal->limit >= 1 &&
+	    cal->limit <= FL_USER_SPIN_MAX &&
+	    cal->limit == (q < 1 ? 1 : q > FL_USER_SPIN_MAX ? FL_USER_SPIN_MAX : q) &&
+	    fl_user_spin_calibrate() == cal && cal->limit == fl_user_spin_calibrate()->limit,
+	    "%s: the limit is one futex(2) round trip in spin iterations, measured once",
+	    "user spin", msg);
+
+	fl_user_spin_set(false);
+	b = fl_user_spin_limit();
+	fl_user_spin_set(true);
+	tap(b == 0 && fl_user_spin_limit() == cal->limit && fl_user_spin_on(),
+	    "%s: switched off, the limit is 0; on again, the calibrated one", "user spin", NULL);
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
@@ -516,7 +596,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 5;
+	ntests = nsel * 3 + 10;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
@@ -525,6 +605,7 @@ int main(int argc, char **argv)
 	test_gettid();
 	test_gettid_fork();
 	test_first_lock_empty_tid_cache();
+	test_user_spin();
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The adaptive lock's user-space spin: how long, and the switch.
+ *
+ * FUTEX_LOCK_ADAPTIVE spins in the kernel, where the owner's state is
+ * known, but a waiter pays a system call to get there.  With two threads
+ * that take turns (each holds the lock about as long as it works outside
+ * it), nearly every lock finds the other thread about to release: v9's
+ * matrix measured 960-970 FUTEX_LOCK_ADAPTIVE calls per 1000 locks there,
+ * none of them sleeping, and glibc's adaptive mutex, which spins in user
+ * space first, 1.08x as fast (QEMU TCG, 2 vCPUs).
+ *
+ * So the lock spins in user space first (fl_user_spin() in futexlock.h),
+ * but no longer than the system call it may save costs: the ski-rental
+ * rule of the kernel's own budget, one level down.  A spin that fails has
+ * then at most doubled what entering the kernel at once would have cost;
+ * user space cannot see whether the owner runs, the kernel can, so the
+ * long spin stays there.  The cost is measured, not assumed: once per
+ * process, the median of FUTEX_WAKE on a word nobody waits on (the whole
+ * futex(2) entry, key, hash and exit; no lock taken, and not one of the
+ * ops whose calls the patched kernel's debugfs counts) against the median
+ * of one spin iteration (fl_user_spin() on a word that stays held), both
+ * taken over short batches so a preempted batch only moves one sample.
+ */
+#include "futexlock.h"
+
+#include <math.h>
+
+#define CAL_SAMPLES	31	/* batches of each; the medians are kept */
+#define CAL_SYSCALLS	8	/* system calls per batch */
+#define CAL_SPINS	64	/* spin iterations per batch */
+
+static struct fl_user_spin_cal cal;
+static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
+static _Atomic bool spin_on = true;
+
+static void calibrate(void)
+{
+	/* a word held by a TID that is never ours: every iteration spins */
+	_Atomic uint32_t free_word = 0, held = FUTEX_TID_MASK;
+	double sys[CAL_SAMPLES], it[CAL_SAMPLES], q;
+
+	for (int s = 0; s < CAL_SAMPLES; s++) {
+		uint32_t budget = CAL_SPINS;
+		uint64_t t0 = fl_now_ns();
+
+		for (int i = 0; i < CAL_SYSCALLS; i++)
+			(void)fl_futex(&free_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
+				       1, NULL, NULL, 0);
+		sys[s] = (double)(fl_now_ns() - t0) / CAL_SYSCALLS;
+		t0 = fl_now_ns();
+		(void)fl_user_spin(&held, 0, &budget);
+		it[s] = (double)(fl_now_ns() - t0) / CAL_SPINS;
+	}
+	cal.syscall_ns = fl_median(sys, CAL_SAMPLES);
+	cal.iter_ns = fl_median(it, CAL_SAMPLES);
+	q = cal.iter_ns > 0 ? ceil(cal.syscall_ns / cal.iter_ns) : FL_USER_SPIN_MAX;
+	cal.limit = q < 1 ? 1 : q > FL_USER_SPIN_MAX ? FL_USER_SPIN_MAX : (uint32_t)q;
+}
+
+const struct fl_user_spin_cal *fl_user_spin_calibrate(void)
+{
+	pthread_once(&cal_once, calibrate);
+	return &cal;
+}
+
+uint32_t fl_user_spin_limit(void)
+{
+	return atomic_load_explicit(&spin_on, memory_order_relaxed) ?
+	       fl_user_spin_calibrate()->limit : 0;
+}
+
+void fl_user_spin_set(bool on)
+{
+	atomic_store_explicit(&spin_on, on, memory_order_relaxed);
+}
+
+bool fl_user_spin_on(void)
+{
+	return atomic_load_explicit(&spin_on, memory_order_relaxed);
+}
