@@ -287,9 +287,10 @@ static inline bool fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *bud
 
 /* the calibration: one futex(2) round trip, one spin iteration, the limit */
 struct fl_user_spin_cal {
-	double syscall_ns;	/* median of FUTEX_WAKE on a word nobody waits on */
+	double syscall_ns;	/* median of FUTEX_LOCK_ADAPTIVE on a free word + release */
 	double iter_ns;		/* median of one fl_user_spin() iteration */
 	uint32_t limit;		/* syscall_ns / iter_ns, rounded up, 1..FL_USER_SPIN_MAX */
+	unsigned calls;		/* FUTEX_LOCK_ADAPTIVE calls it made (debugfs counts them) */
 };
 #define FL_USER_SPIN_MAX 4096
 /* calibrates once per process (thread-safe); later calls return the same */

@@ -16,15 +16,20 @@
  * then at most doubled what entering the kernel at once would have cost;
  * user space cannot see whether the owner runs, the kernel can, so the
  * long spin stays there.  The cost is measured, not assumed: once per
- * process, the median of FUTEX_WAKE on a word nobody waits on (the whole
- * futex(2) entry, key, hash and exit; no lock taken, and not one of the
- * ops whose calls the patched kernel's debugfs counts) against the median
- * of one spin iteration (fl_user_spin() on a word that stays held), both
- * taken over short batches so a preempted batch only moves one sample.
+ * process, the median of taking a free lock through the kernel
+ * (FUTEX_LOCK_ADAPTIVE on a word that holds 0, which returns owning it,
+ * and the user-space release: what a spin that succeeds saves when the
+ * kernel would not have slept either) against the median of one spin
+ * iteration (fl_user_spin() on a word that stays held), both over short
+ * batches so that a preempted batch moves one sample only.  Those
+ * FUTEX_LOCK_ADAPTIVE calls are counted by the kernel's debugfs like any
+ * (cal.calls says how many).  On a kernel without the op the round trip
+ * measured is that of its ENOSYS; the adaptive lock does not run there.
  */
 #include "futexlock.h"
 
 #include <math.h>
+#include <sys/syscall.h>
 
 #define CAL_SAMPLES	31	/* batches of each; the medians are kept */
 #define CAL_SYSCALLS	8	/* system calls per batch */
@@ -38,15 +43,22 @@ static void calibrate(void)
 {
 	/* a word held by a TID that is never ours: every iteration spins */
 	_Atomic uint32_t free_word = 0, held = FUTEX_TID_MASK;
+	const uint32_t tid = (uint32_t)syscall(SYS_gettid);
 	double sys[CAL_SAMPLES], it[CAL_SAMPLES], q;
 
 	for (int s = 0; s < CAL_SAMPLES; s++) {
 		uint32_t budget = CAL_SPINS;
 		uint64_t t0 = fl_now_ns();
 
-		for (int i = 0; i < CAL_SYSCALLS; i++)
-			(void)fl_futex(&free_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG,
-				       1, NULL, NULL, 0);
+		for (int i = 0; i < CAL_SYSCALLS; i++) {
+			uint32_t mine = tid;
+
+			cal.calls++;
+			if (fl_futex(&free_word, FUTEX_LOCK_ADAPTIVE | FUTEX_PRIVATE_FLAG,
+				     0, NULL, NULL, 0) == 0)
+				atomic_compare_exchange_strong_explicit(&free_word, &mine, 0,
+					memory_order_release, memory_order_relaxed);
+		}
 		sys[s] = (double)(fl_now_ns() - t0) / CAL_SYSCALLS;
 		t0 = fl_now_ns();
 		(void)fl_user_spin(&held, 0, &budget);

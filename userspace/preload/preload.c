@@ -76,6 +76,7 @@ static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
 /* adaptive mode: fl_user_spin()'s limit (lib/userspin.c); 0: no user spin
  * (the other modes, or FUTEXLOCK_PRELOAD_USER_SPIN=0) */
 static uint32_t g_user_spin;
+static const struct fl_user_spin_cal *g_cal;
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
 /*
  * An untimed lock sleeps at most this many seconds at a time (0: forever).
@@ -287,10 +288,9 @@ static void stats_print(void)
 	    U(s[0]), U(s[1]), U(s[2]), U(s[3]), U(s[4]), U(s[5]), g_probed);
 	say("futexlock-preload: stats: cond waits %lu wake-syscalls %lu; pass-through calls %lu",
 	    U(s[6]), U(s[7]), U(s[8]));
-	say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration)",
-	    U(s[9]), U(s[10]), g_user_spin, md == M_ADAPTIVE ?
-	    fl_user_spin_calibrate()->syscall_ns : 0.0,
-	    md == M_ADAPTIVE ? fl_user_spin_calibrate()->iter_ns : 0.0);
+	say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u",
+	    U(s[9]), U(s[10]), g_user_spin, g_user_spin ? g_cal->syscall_ns : 0.0,
+	    g_user_spin ? g_cal->iter_ns : 0.0, g_user_spin ? g_cal->calls : 0);
 	say("futexlock-preload: stats: misuse: unlock by non-owner %lu, unlock of unlocked %lu, relock by owner %lu, destroy of locked %lu",
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
 	    U(g_destroy_busy));
@@ -337,8 +337,10 @@ static void do_init(void)
 	}
 	g_lock_op = mode == M_ADAPTIVE ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK;
 	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
-	if (mode == M_ADAPTIVE && !(u && !strcmp(u, "0")))
-		g_user_spin = fl_user_spin_calibrate()->limit;
+	if (mode == M_ADAPTIVE && !(u && !strcmp(u, "0"))) {
+		g_cal = fl_user_spin_calibrate();
+		g_user_spin = g_cal->limit;
+	}
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
 	if (s && *s)

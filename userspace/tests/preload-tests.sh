@@ -72,7 +72,7 @@ suite() {
 # FUTEXLOCK_PRELOAD_STATS=1; in the guest the kernel's counters must equal
 # the preload's syscall counts
 stats_run() {
-	local m=$1 conv=$2 rc k0=$TMP/k0 k1=$TMP/k1 ls us pr klk kul key
+	local m=$1 conv=$2 rc k0=$TMP/k0 k1=$TMP/k1 ls us pr cs klk kul key
 	rm -f "$k0" "$k1"
 	[ -r $KS ] && [ "$conv" = 1 ] && [ "$m" != emulate ] && cp $KS "$k0"
 	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 \
@@ -109,11 +109,11 @@ stats_run() {
 		key=lock_syscalls
 		[ "$m" = adaptive ] && key=lock_adaptive_syscalls
 		ls=$(sval lock-syscalls "$TMP/f.err") us=$(sval unlock-syscalls "$TMP/f.err")
-		pr=$(sval probe-syscalls "$TMP/f.err")
+		pr=$(sval probe-syscalls "$TMP/f.err") cs=$(sval calibration-syscalls "$TMP/f.err")
 		klk=$(( $(kval $key "$k1") - $(kval $key "$k0") ))
 		kul=$(( $(kval unlock_syscalls "$k1") - $(kval unlock_syscalls "$k0") ))
-		echo "# $m: preload lock-syscalls $ls, kernel $key delta $klk; preload unlock-syscalls $us + probe $pr, kernel unlock_syscalls delta $kul"
-		check "stats $m: kernel $key delta = the preload's count ($klk)" test "$klk" = "$ls"
+		echo "# $m: preload lock-syscalls $ls + user-spin calibration $cs, kernel $key delta $klk; preload unlock-syscalls $us + probe $pr, kernel unlock_syscalls delta $kul"
+		check "stats $m: kernel $key delta = the preload's count + its calibration ($klk)" test "$klk" = $((ls + cs))
 		check "stats $m: kernel unlock_syscalls delta = the preload's count + its probe ($kul)" \
 			test "$kul" = $((us + pr))
 	fi
@@ -124,7 +124,7 @@ stats_run() {
 # out, the preload must have converted its mutexes and (guest) entered the
 # kernel through FUTEX_LOCK, as the debugfs counters must show
 smoke() {
-	local m=$1 conv=$2 rc ev=4000 k0=$TMP/k0 k1=$TMP/k1 key klk ls kul us pr
+	local m=$1 conv=$2 rc ev=4000 k0=$TMP/k0 k1=$TMP/k1 key klk ls kul us pr cs
 	if ! command -v sysbench >/dev/null; then
 		skp "real program under $m: sysbench not installed"
 		return
@@ -149,9 +149,10 @@ smoke() {
 			klk=$(( $(kval $key "$k1") - $(kval $key "$k0") ))
 			kul=$(( $(kval unlock_syscalls "$k1") - $(kval unlock_syscalls "$k0") ))
 			us=$(sval unlock-syscalls "$TMP/sb.err") pr=$(sval probe-syscalls "$TMP/sb.err")
-			echo "# sysbench $m: kernel $key delta $klk, preload $ls; kernel unlock_syscalls delta $kul, preload $us + probe $pr"
-			check "sysbench threads under $m: kernel $key delta = the preload's count ($klk > 0)" \
-				eval '[ "$klk" = "$ls" ] && [ "$klk" -gt 0 ]'
+			cs=$(sval calibration-syscalls "$TMP/sb.err")
+			echo "# sysbench $m: kernel $key delta $klk, preload $ls + user-spin calibration $cs; kernel unlock_syscalls delta $kul, preload $us + probe $pr"
+			check "sysbench threads under $m: kernel $key delta = the preload's count + its calibration ($klk > 0)" \
+				eval '[ "$klk" = $((ls + cs)) ] && [ "$klk" -gt 0 ]'
 			check "sysbench threads under $m: kernel unlock_syscalls delta = the preload's count + its probe ($kul)" \
 				test "$kul" = $((us + pr))
 		fi
