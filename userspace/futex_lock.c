@@ -93,15 +93,17 @@ static void usage(FILE *f)
 "                spin_check_waiters, spin_check_overload,\n"
 "                spin_check_first_wake, spin_check_queue,\n"
 "                spin_quiet_start (0 or 1),\n"
-"                spin_max_ns, handoff_threshold (decimal);\n"
-"                and user_spin (0 or 1): adaptive's user-space spin\n"
-"                before FUTEX_LOCK_ADAPTIVE, a switch of this program\n"
-"                (no kernel file)\n"
+"                spin_max_ns, handoff_threshold (decimal).\n"
 "                Needs root and the patched kernel; every knob is set and\n"
 "                restored once before the first run (exit 1 if one cannot\n"
 "                be). For an ablation:\n"
 "                --compare -m adaptive -m adaptive@spin_backoff=0\n"
 "                --baseline adaptive\n"
+"                One knob is this program's, no kernel file, and needs\n"
+"                neither root nor debugfs: user_spin (0 or 1), the user-\n"
+"                space spin before the lock op (one kernel round trip at\n"
+"                most), on by default for adaptive, off for futex_lock;\n"
+"                the other modes refuse it\n"
 "  --compare     run the modes (all, or the -m ones) in R paired repetitions,\n"
 "                in a new random order each repetition, plus an A/A control\n"
 "                (the baseline again as a separate instance); print per mode\n"
@@ -206,6 +208,10 @@ static void add_mode(struct opts *o, const char *arg)
 	if (!m->ops || strlen(arg) >= sizeof(m->label) ||
 	    (at && fl_knobs_parse(at + 1, &m->knobs)))
 		bad_arg("-m", arg);
+	for (int i = 0; i < m->knobs.n; i++)	/* a row that switches nothing */
+		if (!strcmp(m->knobs.name[i], "user_spin") &&
+		    m->ops->user_spin == FL_USPIN_NEVER)
+			bad_arg("-m (user_spin: futex_lock and adaptive only)", arg);
 	strcpy(m->label, arg);
 	o->nmodes++;
 }
@@ -492,7 +498,7 @@ static void print_sys(const char *what, const struct fl_lock_ops *ops,
 /* the adaptive lock's user-space spin: the calibration and what it did */
 static bool has_user_spin(const struct opts *o, const struct fl_lock_ops *ops)
 {
-	return ops->user_spin && !o->perf_loop;
+	return ops->user_spin != FL_USPIN_NEVER && !o->perf_loop;
 }
 
 static void print_user_spin(const struct fl_bench_result *r)
@@ -501,10 +507,10 @@ static void print_user_spin(const struct fl_bench_result *r)
 	const struct fl_counters *t = &r->total;
 
 	printf("user spin: %s, limit %u iterations (futex(2) round trip %.0f ns / %.1f ns per iteration); %" PRIu64
-	       " spins, %" PRIu64 " took the lock (%.2f%%), %.1f iterations per spin\n",
-	       r->user_spin_limit ? "on" : "off (knob user_spin=0)", cal->limit,
+	       " spins, %" PRIu64 " took the lock (%.2f%%), %" PRIu64 " left it to the kernel, %.1f reads per spin\n",
+	       r->user_spin_limit ? "on" : "off", cal->limit,
 	       cal->syscall_ns, cal->iter_ns, t->user_spins, t->user_spin_acquired,
-	       fl_pct(t->user_spin_acquired, t->user_spins),
+	       fl_pct(t->user_spin_acquired, t->user_spins), t->user_spin_to_kernel,
 	       t->user_spins ? (double)t->user_spin_iters / (double)t->user_spins : 0.0);
 }
 
@@ -763,8 +769,9 @@ static void json_run(const struct opts *o, const struct run *run,
 		fprintf(jout, ", \"iter_ns\": ");
 		json_num(cal->iter_ns);
 		fprintf(jout, ", \"spins\": %" PRIu64 ", \"acquired\": %" PRIu64
-			", \"iterations\": %" PRIu64 "}", r->total.user_spins,
-			r->total.user_spin_acquired, r->total.user_spin_iters);
+			", \"to_kernel\": %" PRIu64 ", \"iterations\": %" PRIu64 "}",
+			r->total.user_spins, r->total.user_spin_acquired,
+			r->total.user_spin_to_kernel, r->total.user_spin_iters);
 	}
 	fprintf(jout, ",\n%s \"user_s\": ", ind);
 	json_num(r->user_s);

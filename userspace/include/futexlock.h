@@ -155,21 +155,28 @@ struct fl_counters {
 	uint64_t lock_syscalls;
 	uint64_t unlock_calls;
 	uint64_t unlock_syscalls;
-	/* adaptive's user-space spin (fl_user_spin()): locks that spun,
-	 * those of them that took the lock so, and the iterations spun */
+	/* the user-space spin (fl_user_spin()): locks that spun, those
+	 * that took the lock so, those that left it to the kernel on a
+	 * flag or their own TID, and the words read */
 	uint64_t user_spins;
 	uint64_t user_spin_acquired;
+	uint64_t user_spin_to_kernel;
 	uint64_t user_spin_iters;
 };
 
 struct fl_lock;
+
+enum { FL_USPIN_NEVER, FL_USPIN_OFF, FL_USPIN_ON };
 
 struct fl_lock_ops {
 	const char *name;	/* mode name used on the command line */
 	const char *desc;	/* one line for --help and reports */
 	bool needs_futex_lock;	/* needs FUTEX_LOCK/_ADAPTIVE/UNLOCK */
 	bool counts_syscalls;	/* false: library lock, syscalls invisible */
-	bool user_spin;		/* spins in user space first (fl_user_spin()) */
+	/* fl_user_spin() before the lock op: FL_USPIN_NEVER (the knob
+	 * user_spin is refused), FL_USPIN_OFF (unless user_spin=1),
+	 * FL_USPIN_ON (unless user_spin=0) */
+	int user_spin;
 	int (*init)(struct fl_lock *l);
 	void (*destroy)(struct fl_lock *l);
 	void (*lock)(struct fl_lock *l, struct fl_counters *c);
@@ -238,14 +245,20 @@ void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 			int op);
 
-static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
-			       uint32_t tid, int op)
+/* the fast path: true if the cmpxchg 0 -> tid took the lock (tid != 0) */
+static inline bool fl_tid_trylock(struct fl_lock *l, uint32_t tid)
 {
 	uint32_t exp = 0;
 
-	if (__builtin_expect(tid == 0, 0) ||
-	    !atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
-			memory_order_acquire, memory_order_relaxed))
+	return __builtin_expect(tid != 0, 1) &&
+	       atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
+			memory_order_acquire, memory_order_relaxed);
+}
+
+static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
+			       uint32_t tid, int op)
+{
+	if (!fl_tid_trylock(l, tid))
 		fl_tid_lock_slow(l, c, tid, op);
 }
 
@@ -261,31 +274,49 @@ static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
 }
 
 /*
- * The adaptive lock's user-space spin (lib/userspin.c; futex_lock -m
- * adaptive and the preload's adaptive mode): after the fast path's
- * cmpxchg failed and before FUTEX_LOCK_ADAPTIVE, spin on the word while
- * it names an owner and nothing else (no FUTEX_WAITERS: nobody queued in
- * the kernel; no FUTEX_OWNER_DIED), taking it with a cmpxchg when it
- * reads 0.  At most *budget iterations; each one spun is taken off
- * *budget.  true: acquired (acquire order).  A word with FUTEX_WAITERS
- * is left to the kernel at once, which knows whether the owner runs.
+ * The user-space spin of the TID-owner locks (lib/userspin.c; on by
+ * default in futex_lock -m adaptive and the preload's adaptive mode):
+ * after the fast path's cmpxchg failed and before the lock op, read the
+ * word while it names another owner and no flag, and take it with a
+ * cmpxchg once it has read 0 twice in a row.  A word free for one read
+ * only is an owner dropping and retaking its lock (critical sections
+ * back to back): taking it then only moves the lock to this CPU, which
+ * cost v9's kernel spin its 2-thread gains until patch 12 read slowly at
+ * first; a word that stays free for an iteration was left.
+ * A flag (FUTEX_WAITERS, FUTEX_OWNER_DIED) or our own TID leaves the
+ * lock to the kernel at once.  FUTEX_WAITERS clear does not mean nobody
+ * sleeps: after FUTEX_UNLOCK woke a waiter the word reads 0 or a TID
+ * while others may still be queued (lock.c's table), and the spin may
+ * take the lock before the woken waiter (the kernel counts that waiter
+ * in lost_after_wake), as the fast path may.
+ * At most *budget reads; each read is taken off *budget.  tid must be
+ * the caller's TID, never 0.  Returns FL_USPIN_TAKEN (acquire order),
+ * FL_USPIN_SPENT (the budget ran out) or FL_USPIN_KERNEL (a flag or our
+ * own TID: the kernel's to decide).
  */
-static inline bool fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budget)
+enum { FL_USPIN_SPENT, FL_USPIN_TAKEN, FL_USPIN_KERNEL };
+
+static inline int fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budget)
 {
-	for (; *budget; --*budget) {
+	bool was_free = false;
+
+	while (*budget) {
 		uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
 
-		if (v & ~FUTEX_TID_MASK)
-			return false;
-		if (!v && atomic_compare_exchange_strong_explicit(w, &v, tid,
+		--*budget;
+		if ((v & ~FUTEX_TID_MASK) || (v && v == tid))
+			return FL_USPIN_KERNEL;
+		if (!v && was_free &&
+		    atomic_compare_exchange_strong_explicit(w, &v, tid,
 				memory_order_acquire, memory_order_relaxed))
-			return true;
+			return FL_USPIN_TAKEN;
+		was_free = !v;
 		fl_cpu_relax();
 	}
-	return false;
+	return FL_USPIN_SPENT;
 }
 
-/* the calibration: one futex(2) round trip, one spin iteration, the limit */
+/* the calibration: one kernel acquisition, one spin iteration, the limit */
 struct fl_user_spin_cal {
 	double syscall_ns;	/* median of FUTEX_LOCK_ADAPTIVE on a free word + release */
 	double iter_ns;		/* median of one fl_user_spin() iteration */
@@ -293,13 +324,17 @@ struct fl_user_spin_cal {
 	unsigned calls;		/* FUTEX_LOCK_ADAPTIVE calls it made (debugfs counts them) */
 };
 #define FL_USER_SPIN_MAX 4096
+#define FL_USER_SPIN_CAL_CALLS (31 * 8)	/* lib/userspin.c's batches */
 /* calibrates once per process (thread-safe); later calls return the same */
 const struct fl_user_spin_cal *fl_user_spin_calibrate(void);
-/* the limit from fl_user_spin_calibrate(), or 0 while switched off */
-uint32_t fl_user_spin_limit(void);
-/* on by default; futex_lock's knob user_spin switches it per run */
-void fl_user_spin_set(bool on);
-bool fl_user_spin_on(void);
+/*
+ * The limit in force for a lock whose default is dflt (adaptive: on;
+ * futex_lock: off), or 0 while off.  The knob user_spin overrides the
+ * default: fl_user_spin_set(0 or 1); -1 restores the defaults.
+ */
+uint32_t fl_user_spin_limit(bool dflt);
+void fl_user_spin_set(int on);
+int fl_user_spin_get(void);
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
 #define FL_SPIN_LIMIT 100
@@ -517,8 +552,8 @@ struct fl_bench_cfg {
 struct fl_bench_result {
 	uint64_t iterations;		/* executed, all threads */
 	struct fl_counters total;	/* summed per-thread counters */
-	/* ops->user_spin locks (not perf_loop): fl_user_spin_limit() in
-	 * force during the run, 0 while switched off */
+	/* locks with a user-space spin (ops->user_spin, not perf_loop):
+	 * fl_user_spin_limit() in force during the run, 0 while off */
 	uint32_t user_spin_limit;
 	double elapsed_s;		/* first thread start -> last thread end */
 	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */

@@ -284,8 +284,8 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->kstats.n = -1;
-	if (cfg->ops->user_spin && !cfg->perf_loop)
-		res->user_spin_limit = fl_user_spin_limit();
+	if (cfg->ops->user_spin != FL_USPIN_NEVER && !cfg->perf_loop)
+		res->user_spin_limit = fl_user_spin_limit(cfg->ops->user_spin == FL_USPIN_ON);
 	fl_hist_init(&res->lat);
 	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0)) ||
 	    (cfg->perf_loop && (cfg->iterations || !cfg->ops->tid_lock_op))) {
@@ -388,6 +388,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			res->total.unlock_syscalls += x->c.unlock_syscalls;
 			res->total.user_spins += x->c.user_spins;
 			res->total.user_spin_acquired += x->c.user_spin_acquired;
+			res->total.user_spin_to_kernel += x->c.user_spin_to_kernel;
 			res->total.user_spin_iters += x->c.user_spin_iters;
 			res->user_s += x->user_s;
 			res->sys_s += x->sys_s;

@@ -19,9 +19,9 @@
 
 /*
  * The allowlist: booleans take 0 or 1.  user_spin is this library's
- * setting, not a kernel file: the adaptive lock's user-space spin
- * (lib/userspin.c), switched in this process around the run like the
- * others; it needs no debugfs.
+ * setting, not a kernel file: the user-space spin of futex_lock and
+ * adaptive (lib/userspin.c; on by default for adaptive only), set in
+ * this process around the run like the others; it needs no debugfs.
  */
 static const struct { const char *name; uint64_t max; bool user; } knob_defs[] = {
 	{ "spin_check_runnable", 1, false },
@@ -188,9 +188,11 @@ static int apply_one(const struct fl_knobs *k, int i, char *err, size_t len)
 
 	if (knob_defs[k->def[i]].user) {	/* no file: path "" */
 		path[0] = '\0';
-		snprintf(old, sizeof(saved.old[i]), "%d", fl_user_spin_on());
+		snprintf(old, sizeof(saved.old[i]), "%d", fl_user_spin_get());
 		saved.n = i + 1;
-		fl_user_spin_set(k->value[i]);
+		if (k->value[i])	/* before the run, not in it */
+			fl_user_spin_calibrate();
+		fl_user_spin_set((int)k->value[i]);
 		return 0;
 	}
 	if ((size_t)snprintf(path, sizeof(saved.path[i]), "%s/%s", fl_knob_dir(),
@@ -242,7 +244,7 @@ int fl_knobs_restore(char *err, size_t len)
 		if (saved.path[i][0])
 			e = file_write(saved.path[i], saved.old[i], NULL);
 		else
-			fl_user_spin_set(saved.old[i][0] == '1');
+			fl_user_spin_set(atoi(saved.old[i]));
 
 		if (e && !ret)
 			ret = knob_err(err, len, saved.path[i], "cannot restore", e);

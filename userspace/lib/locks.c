@@ -108,10 +108,54 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 	}
 }
 
+/*
+ * futex_lock and adaptive: the fast path (fl_tid_trylock()), then, if
+ * the user-space spin is on for this lock (adaptive by default, futex_lock
+ * with the knob user_spin=1; lib/userspin.c), fl_user_spin() for at most
+ * one kernel round trip, then the lock op.  The perf-loop engine runs the
+ * fast path and the op only (perf's loop).
+ */
+static int adaptive_init(struct fl_lock *l)
+{
+	fl_user_spin_calibrate();	/* now, not inside a timed run */
+	return word_init(l);
+}
+
+static void tid_lock_spin_slow(struct fl_lock *l, struct fl_counters *c,
+			       uint32_t tid, int op, bool dflt)
+{
+	uint32_t limit = fl_user_spin_limit(dflt), budget = limit;
+	int r;
+
+	if (!limit) {
+		fl_tid_lock_slow(l, c, tid, op);
+		return;
+	}
+	if (!tid) {	/* the fast path did not know the TID: its cmpxchg */
+		uint32_t w = 0;
+
+		tid = (uint32_t)fl_gettid();
+		if (cas_acq(&l->word, &w, tid))
+			return;
+	}
+	r = fl_user_spin(&l->word, tid, &budget);
+	c->user_spins++;
+	c->user_spin_iters += limit - budget;
+	if (r == FL_USPIN_TAKEN) {
+		c->user_spin_acquired++;
+		return;
+	}
+	c->user_spin_to_kernel += r == FL_USPIN_KERNEL;
+	fl_tid_lock_slow(l, c, tid, op);
+}
+
 static void futex_lock_lock(struct fl_lock *l, struct fl_counters *c)
 {
+	uint32_t tid = fl_tid_peek();
+
 	c->lock_calls++;
-	fl_tid_lock(l, c, fl_tid_peek(), FUTEX_LOCK);
+	if (!fl_tid_trylock(l, tid))
+		tid_lock_spin_slow(l, c, tid, FUTEX_LOCK, false);
 }
 
 static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
@@ -120,37 +164,13 @@ static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
 	fl_tid_unlock(l, c, fl_tid_peek(), FUTEX_UNLOCK);
 }
 
-/*
- * adaptive: the fast path, then a user-space spin no longer than a
- * system call costs (lib/userspin.c; knob user_spin=0 switches it off),
- * then FUTEX_LOCK_ADAPTIVE, where the kernel spins while the owner runs.
- * The perf-loop engine runs the fast path and the op only (perf's loop).
- */
-static int adaptive_init(struct fl_lock *l)
-{
-	fl_user_spin_calibrate();	/* now, not inside a timed run */
-	return word_init(l);
-}
-
 static void adaptive_lock(struct fl_lock *l, struct fl_counters *c)
 {
-	uint32_t tid = (uint32_t)fl_gettid(), w = 0, limit, budget;
+	uint32_t tid = fl_tid_peek();
 
 	c->lock_calls++;
-	if (cas_acq(&l->word, &w, tid))
-		return;
-	limit = budget = fl_user_spin_limit();
-	if (limit) {
-		bool got = fl_user_spin(&l->word, tid, &budget);
-
-		c->user_spins++;
-		c->user_spin_iters += limit - budget;
-		if (got) {
-			c->user_spin_acquired++;
-			return;
-		}
-	}
-	fl_tid_lock_slow(l, c, tid, FUTEX_LOCK_ADAPTIVE);
+	if (!fl_tid_trylock(l, tid))
+		tid_lock_spin_slow(l, c, tid, FUTEX_LOCK_ADAPTIVE, true);
 }
 
 static void pi_lock(struct fl_lock *l, struct fl_counters *c)
@@ -338,7 +358,7 @@ static const struct fl_lock_ops ops_futex_lock = {
 	.name = "futex_lock",
 	.desc = "FUTEX_LOCK: cmpxchg 0->tid fast path, kernel slow path (RFC)",
 	.needs_futex_lock = true, .counts_syscalls = true,
-	.init = word_init, .destroy = word_destroy,
+	.user_spin = FL_USPIN_OFF, .init = word_init, .destroy = word_destroy,
 	.lock = futex_lock_lock, .unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK, .tid_unlock_op = FUTEX_UNLOCK,
 };
@@ -346,8 +366,8 @@ static const struct fl_lock_ops ops_futex_lock = {
 static const struct fl_lock_ops ops_adaptive = {
 	.name = "adaptive",
 	.desc = "FUTEX_LOCK_ADAPTIVE: user spin up to a syscall's cost, then kernel spins on a running owner",
-	.needs_futex_lock = true, .counts_syscalls = true, .user_spin = true,
-	.init = adaptive_init, .destroy = word_destroy,
+	.needs_futex_lock = true, .counts_syscalls = true,
+	.user_spin = FL_USPIN_ON, .init = adaptive_init, .destroy = word_destroy,
 	.lock = adaptive_lock, .unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK_ADAPTIVE, .tid_unlock_op = FUTEX_UNLOCK,
 };

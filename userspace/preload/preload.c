@@ -73,10 +73,15 @@ static _Atomic int g_mode;	/* M_*; M_UNINIT until the first call */
 static _Atomic int g_init;	/* 0 not started, 1 running, 2 done */
 static int g_stats;
 static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
-/* adaptive mode: fl_user_spin()'s limit (lib/userspin.c); 0: no user spin
- * (the other modes, or FUTEXLOCK_PRELOAD_USER_SPIN=0) */
-static uint32_t g_user_spin;
-static const struct fl_user_spin_cal *g_cal;
+/*
+ * adaptive mode: the user-space spin before FUTEX_LOCK_ADAPTIVE, as
+ * futex_lock -m adaptive (lib/userspin.c), unless
+ * FUTEXLOCK_PRELOAD_USER_SPIN=0.  Calibrated at the first contended lock
+ * (a process that never contends makes no calibration calls);
+ * g_cal_pid: the process that made those calls (a fork child did not).
+ */
+static int g_user_spin;
+static _Atomic pid_t g_cal_pid;
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
 /*
  * An untimed lock sleeps at most this many seconds at a time (0: forever).
@@ -93,7 +98,7 @@ static TLS pid_t t_tid;
 struct tstats {
 	uint64_t lock_fast, lock_slow, lock_syscalls, trylock_busy,
 		 unlock_fast, unlock_syscalls, cond_waits, cond_wake_syscalls,
-		 passthrough_calls, user_spins, user_spin_acquired;
+		 passthrough_calls, user_spins, user_spin_acquired, user_spin_to_kernel;
 };
 #define NST (sizeof(struct tstats) / sizeof(uint64_t))
 static TLS struct tstats t_st;
@@ -288,9 +293,15 @@ static void stats_print(void)
 	    U(s[0]), U(s[1]), U(s[2]), U(s[3]), U(s[4]), U(s[5]), g_probed);
 	say("futexlock-preload: stats: cond waits %lu wake-syscalls %lu; pass-through calls %lu",
 	    U(s[6]), U(s[7]), U(s[8]));
-	say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u",
-	    U(s[9]), U(s[10]), g_user_spin, g_user_spin ? g_cal->syscall_ns : 0.0,
-	    g_user_spin ? g_cal->iter_ns : 0.0, g_user_spin ? g_cal->calls : 0);
+	{
+		bool cal = atomic_load(&g_cal_pid) != 0;	/* calibrated */
+		const struct fl_user_spin_cal *c = cal ? fl_user_spin_calibrate() : NULL;
+
+		say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-to-kernel %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u",
+		    U(s[9]), U(s[10]), U(s[11]), c ? c->limit : 0,
+		    c ? c->syscall_ns : 0.0, c ? c->iter_ns : 0.0,
+		    c && atomic_load(&g_cal_pid) == getpid() ? c->calls : 0);
+	}
 	say("futexlock-preload: stats: misuse: unlock by non-owner %lu, unlock of unlocked %lu, relock by owner %lu, destroy of locked %lu",
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
 	    U(g_destroy_busy));
@@ -337,10 +348,11 @@ static void do_init(void)
 	}
 	g_lock_op = mode == M_ADAPTIVE ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK;
 	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
-	if (mode == M_ADAPTIVE && !(u && !strcmp(u, "0"))) {
-		g_cal = fl_user_spin_calibrate();
-		g_user_spin = g_cal->limit;
-	}
+#if !BROKEN(20)
+	g_user_spin = mode == M_ADAPTIVE && !(u && !strcmp(u, "0"));
+#else
+	g_user_spin = mode == M_ADAPTIVE;
+#endif
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
 	if (s && *s)
@@ -530,13 +542,22 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 	}
 	STAT(lock_slow);
 	if (g_user_spin) {	/* adaptive: as futex_lock -m adaptive */
-		uint32_t budget = g_user_spin;
+		uint32_t budget;
+		int r;
 
+		if (!atomic_load_explicit(&g_cal_pid, memory_order_acquire)) {
+			fl_user_spin_calibrate();
+			atomic_store(&g_cal_pid, getpid());
+		}
+		budget = fl_user_spin_calibrate()->limit;
 		STAT(user_spins);
-		if (fl_user_spin(w, tid, &budget)) {
+		r = fl_user_spin(w, tid, &budget);
+		if (r == FL_USPIN_TAKEN) {
 			STAT(user_spin_acquired);
 			goto acquired;
 		}
+		if (r == FL_USPIN_KERNEL)
+			STAT(user_spin_to_kernel);
 	}
 	for (;;) {
 		struct timespec wd;

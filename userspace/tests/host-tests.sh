@@ -179,24 +179,28 @@ check "--json numbers equal the text numbers of the same runs" cmp_json
 PYTHONOPTIMIZE=1 "$PY" tests/json_vs_text.py "$TMP/i500.txt" "$TMP/i700.json" >/dev/null; rc=$?
 check "json_vs_text.py rejects text and JSON of different runs, even with PYTHONOPTIMIZE=1" \
 	test $rc -eq 1
-# adaptive's user-space spin (it needs the patched kernel: the guest checks
-# real runs).  Here a wait/wake run dressed as one: its "user spin" text
-# line and JSON object must agree, and what holds of any run (off: no
-# spin; acquired <= spins; iterations <= spins x limit) is checked.
-# USPIN: on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS
+# the user-space spin (it needs the patched kernel: the guest checks real
+# runs).  Here a wait/wake run dressed as an adaptive one: its "user
+# spin" text line and JSON object must agree, and what holds of any run
+# is checked (off: no spin; on: a lock syscall implies a spin; each spin
+# that failed made a syscall; reads <= spins x limit).  The run has
+# LSC lock syscalls (JSON).
+# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC
 uspin_case() {
 	"$PY" - "$TMP/i500.txt" "$TMP/i500.json" "$TMP/us.txt" "$TMP/us.json" "$@" <<'PYEOF'
 import json, sys
-t, j, ot, oj, on, lim, sp, acq, it, tsp = sys.argv[1:]
+t, j, ot, oj, on, lim, sp, acq, it, tsp, lsc = sys.argv[1:]
 txt = open(t).read().replace("mode: waitwake;", "mode: adaptive;")
 line = ("user spin: %s, limit %s iterations (futex(2) round trip 81 ns / 11.7 ns per iteration); "
-        "%s spins, %s took the lock (0.00%%), 1.0 iterations per spin\n" % (on, lim, tsp, acq))
-txt = txt.replace("mode: adaptive;", line + "mode: adaptive;", 1)
+        "%s spins, %s took the lock (0.00%%), 0 left it to the kernel, 1.0 reads per spin\n" % (on, lim, tsp, acq))
 d = json.load(open(j))
 for r in d["runs"]:
+    txt = txt.replace("lock syscalls: %d (" % r["lock_syscalls"], "lock syscalls: %s (" % lsc, 1)
     r["mode"] = "adaptive"
+    r["lock_syscalls"] = int(lsc)
     r["user_spin"] = {"on": on == "on", "limit": int(lim), "syscall_ns": 81.2, "iter_ns": 11.71,
-                      "spins": int(sp), "acquired": int(acq), "iterations": int(it)}
+                      "spins": int(sp), "acquired": int(acq), "to_kernel": 0, "iterations": int(it)}
+txt = txt.replace("mode: adaptive;", line + "mode: adaptive;", 1)
 open(ot, "w").write(txt)
 json.dump(d, open(oj, "w"))
 PYEOF
@@ -204,10 +208,11 @@ PYEOF
 }
 "$FL" -m waitwake -i 500 -t 2 -d 10 -w 10 --json-file "$TMP/i500.json" >"$TMP/i500.txt" 2>&1
 uspin_rc() { uspin_case "$@"; echo $?; }
-check "json_vs_text.py: adaptive's user spin line equals its JSON; it rejects a spin while off, more taken than spun, more iterations than the limit allows, a text count that differs" \
-	eval '[ "$(uspin_rc on 7 10 4 30 10)" = 0 ] && [ "$(uspin_rc off 7 10 0 30 10)" = 1 ] &&
-	      [ "$(uspin_rc on 7 10 11 30 10)" = 1 ] && [ "$(uspin_rc on 7 10 4 71 10)" = 1 ] &&
-	      [ "$(uspin_rc on 7 10 4 30 9)" = 1 ] && [ "$(uspin_rc off 7 0 0 0 0)" = 0 ]'
+check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin while off, more taken than spun, more reads than the limit allows, a text count that differs, syscalls without a spin, failed spins without a syscall" \
+	eval '[ "$(uspin_rc on 7 10 4 30 10 6)" = 0 ] && [ "$(uspin_rc off 7 10 0 30 10 10)" = 1 ] &&
+	      [ "$(uspin_rc on 7 10 11 30 10 6)" = 1 ] && [ "$(uspin_rc on 7 10 4 71 10 6)" = 1 ] &&
+	      [ "$(uspin_rc on 7 10 4 30 9 6)" = 1 ] && [ "$(uspin_rc off 7 0 0 0 0 5)" = 0 ] &&
+	      [ "$(uspin_rc on 7 0 0 0 0 5)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 5)" = 1 ]'
 
 # --- kernel stats: a fake debugfs file whose values change during the run.
 # The file is a FIFO, so each of the run's two readings (before and after)
@@ -271,8 +276,10 @@ bad -m pthread@spin_backoff
 bad -m pthread@spin_backoff=1,
 bad -m pthread@spin_backoff=1,,spin_calibrate=1
 bad -m pthread@spin_backoff=1,spin_backoff=0
-bad -m pthread@user_spin=2
+bad -m adaptive@user_spin=2
 bad -m adaptive@user_spin=0,user_spin=1
+bad -m pthread@user_spin=0
+bad -m waitwake@user_spin=1
 bad -m nosuchlock@spin_backoff=1
 bad --compare --baseline pthread@spin_backoff=0
 KD=$TMP/knobs
@@ -358,15 +365,11 @@ check "a knob file that cannot be written: exit 1, the file and the errno named,
 out=$(FUTEXLOCK_KNOB_DIR=$TMP/no-debugfs "$FL" -m pthread@spin_backoff=0 -t 2 -i 2000 2>&1); rc=$?
 check "no knob directory (no patched kernel, no debugfs): exit 1, says what a variant needs (rc=$rc)" \
 	eval '[ $rc -eq 1 ] && grep -qF "$TMP/no-debugfs/spin_backoff: cannot read: No such file or directory (ENOENT) (knob variants need root and the patched kernel" <<<"$out"'
-# user_spin is this program's switch, no kernel file: no debugfs needed
-out=$(FUTEXLOCK_KNOB_DIR=$TMP/no-debugfs "$FL" -m pthread@user_spin=0 -t 2 -i 2000 2>&1); rc=$?
-check "-m MODE@user_spin=0 needs no knob directory: exit 0, the knob line names it (rc=$rc)" \
-	eval '[ $rc -eq 0 ] && grep -qE "^knobs \(.*\): user_spin=0$" <<<"$out"'
 out=$("$FL" --help)
 check "--help documents -m MODE@KNOB=VALUE, the knobs, and that it needs root and the patched kernel" \
 	eval 'grep -qF -- "-m MODE@KNOB=VALUE[,KNOB=VALUE...]" <<<"$out" &&
 	      grep -q "spin_check_runnable" <<<"$out" && grep -q "Needs root and the patched" <<<"$out" &&
-	      grep -q "user_spin (0 or 1)" <<<"$out"'
+	      grep -q "user_spin (0 or 1)" <<<"$out" && grep -q "the other modes refuse it" <<<"$out"'
 
 # --- negative control: the engine's exclusion check catches a lock that
 # excludes nobody at -d 0 (the owner word, struct fl_owner).  Time-bounded, so
@@ -726,7 +729,7 @@ abl_check() {
 	cat >"$d/fl" <<EOF
 #!/bin/bash
 a=()
-for x in "\$@"; do x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
+for x in "\$@"; do x=\${x//user_spin=0/handoff_threshold=4}; x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
 exec "$PWD/$FL" "\${a[@]}"
 EOF
 	chmod +x "$d/fl"

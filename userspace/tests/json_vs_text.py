@@ -85,21 +85,29 @@ def check(txt_path, js_path, want_runs, want_iter):
                 need(close(v, lat[key], 0.0005), "latency", name, v, lat[key])
         us = r.get("user_spin")
         line = re.search(r"^user spin: (on|off)\b.*$", block, re.M)
-        need((us is None) == (line is None) == (r["mode"] != "adaptive"),
-             "user spin: text line, JSON object and mode adaptive go together", r["mode"])
+        need((us is None) == (line is None) == (r["mode"] not in ("adaptive", "futex_lock")),
+             "user spin: text line, JSON object and a TID lock go together", r["mode"])
         if us:
-            m = re.match(r"user spin: (on|off).*, limit (\d+) iterations \(futex\(2\) round trip (\d+) ns / ([\d.]+) ns"
-                         r" per iteration\); (\d+) spins, (\d+) took the lock", line.group(0))
+            m = re.match(r"user spin: (on|off), limit (\d+) iterations \(futex\(2\) round trip (\d+) ns / ([\d.]+) ns"
+                         r" per iteration\); (\d+) spins, (\d+) took the lock \([\d.]+%\), (\d+) left it to the kernel",
+                         line.group(0))
             need(m is not None, "user spin line", line.group(0))
-            on, lim, sns, ins, sp, acq = m.groups()
+            on, lim, sns, ins, sp, acq, tok = m.groups()
             need((on == "on") == us["on"] and int(lim) == us["limit"] and int(sp) == us["spins"]
-                 and int(acq) == us["acquired"] and close(float(sns), us["syscall_ns"], 0.5)
+                 and int(acq) == us["acquired"] and int(tok) == us["to_kernel"]
+                 and close(float(sns), us["syscall_ns"], 0.5)
                  and close(float(ins), us["iter_ns"], 0.05), "user spin", line.group(0), us)
-            # what must hold of any run: off spins never, a spin takes the
-            # lock at most once and spins at most the limit
+            # what holds of any run: off, no spin; on, every slow lock
+            # spun first, so a lock syscall means a spin; each spin that
+            # did not take the lock made a syscall; a spin reads at most
+            # the limit
+            ls = r["lock_syscalls"]
             need(us["on"] or us["spins"] == 0, "user spin off but", us["spins"], "spins")
-            need(1 <= us["limit"] <= 4096 and us["acquired"] <= us["spins"]
-                 and us["iterations"] <= us["spins"] * us["limit"], "user spin counts", us)
+            need(not us["on"] or ls == 0 or us["spins"] > 0, "user spin on,", ls,
+                 "lock syscalls but no spin")
+            need(1 <= us["limit"] <= 4096 and us["acquired"] + us["to_kernel"] <= us["spins"]
+                 and ls >= us["spins"] - us["acquired"]
+                 and us["iterations"] <= us["spins"] * us["limit"], "user spin counts", us, ls)
         need(int(g(r"protected counter (\d+)")) == r["protected_counter"], "protected counter")
         need(r["mutex_ok"] is True, "mutex_ok false")
         if r.get("kernel_stats"):

@@ -28,7 +28,6 @@
 #include "futexlock.h"
 
 #include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -512,14 +511,14 @@ static void test_user_spin(void)
 	_Atomic uint32_t w = 0;
 	struct release_arg ra = { .w = &w };
 	pthread_t th;
-	uint32_t b = 50, b2 = 50, b3 = 50;
-	bool got, got2, got3;
-	char msg[200];
-	double q;
+	uint32_t b = 50, b2 = 50, b3 = 50, b4 = 50;
+	int got, got2, got3, got4;
+	char msg[240];
 
 	got = fl_user_spin(&w, me, &b);
-	tap(got && atomic_load(&w) == me && b == 50,
-	    "%s: a free word is taken at once", "user spin", NULL);
+	snprintf(msg, sizeof(msg), "%s, budget left %u", got == FL_USPIN_TAKEN ? "taken" : "not taken", b);
+	tap(got == FL_USPIN_TAKEN && atomic_load(&w) == me && b == 48,
+	    "%s: a free word is taken on its second free read", "user spin", msg);
 
 	atomic_store(&w, other);
 	got = fl_user_spin(&w, me, &b);
@@ -527,40 +526,52 @@ static void test_user_spin(void)
 	got2 = fl_user_spin(&w, me, &b2);
 	atomic_store(&w, other | FUTEX_OWNER_DIED);
 	got3 = fl_user_spin(&w, me, &b3);
-	snprintf(msg, sizeof(msg), "held: %s, budget left %u; waiters: %s, left %u; owner died: %s, left %u",
-		 got ? "taken" : "not taken", b, got2 ? "taken" : "not taken", b2,
-		 got3 ? "taken" : "not taken", b3);
-	tap(!got && b == 0 && !got2 && b2 == 50 && !got3 && b3 == 50,
-	    "%s: spins out its budget on a held word, not at all on FUTEX_WAITERS or FUTEX_OWNER_DIED",
+	atomic_store(&w, me);
+	got4 = fl_user_spin(&w, me, &b4);
+	snprintf(msg, sizeof(msg), "held: %d, left %u; waiters: %d, left %u; owner died: %d, left %u; own TID: %d, left %u",
+		 got, b, got2, b2, got3, b3, got4, b4);
+	tap(got == FL_USPIN_SPENT && b == 0 && got2 == FL_USPIN_KERNEL && b2 == 49 &&
+	    got3 == FL_USPIN_KERNEL && b3 == 49 && got4 == FL_USPIN_KERNEL && b4 == 49 &&
+	    atomic_load(&w) == me,
+	    "%s: spins out its budget on a held word, reads once on FUTEX_WAITERS, FUTEX_OWNER_DIED or its own TID",
 	    "user spin", msg);
 
+	/* bounded: a spin that never takes it fails here instead of hanging */
 	atomic_store(&w, other);
-	b = UINT32_MAX;
+	b = 1u << 28;
 	if (pthread_create(&th, NULL, release_later, &ra)) {
 		tap(false, "%s: takes a word released while it spins", "user spin", "pthread_create");
 	} else {
 		atomic_store(&ra.go, 1);
 		got = fl_user_spin(&w, me, &b);
 		pthread_join(th, NULL);
-		tap(got && atomic_load(&w) == me && b < UINT32_MAX,
+		tap(got == FL_USPIN_TAKEN && atomic_load(&w) == me && b < (1u << 28),
 		    "%s: takes a word released while it spins", "user spin", NULL);
 	}
 
-	q = ceil(cal->syscall_ns / cal->iter_ns);
-	snprintf(msg, sizeof(msg), "futex(2) %.0f ns, iteration %.1f ns, limit %u",
-		 cal->syscall_ns, cal->iter_ns, cal->limit);
-	tap(cal->syscall_ns > 0 && cal->iter_ns > 0 && cal->limit >= 1 &&
+	snprintf(msg, sizeof(msg), "kernel acquisition %.0f ns, iteration %.1f ns, limit %u, %u calls",
+		 cal->syscall_ns, cal->iter_ns, cal->limit, cal->calls);
+	tap(cal->calls == FL_USER_SPIN_CAL_CALLS && cal->limit >= 1 &&
 	    cal->limit <= FL_USER_SPIN_MAX &&
-	    cal->limit == (q < 1 ? 1 : q > FL_USER_SPIN_MAX ? FL_USER_SPIN_MAX : q) &&
-	    fl_user_spin_calibrate() == cal && cal->limit == fl_user_spin_calibrate()->limit,
-	    "%s: the limit is one futex(2) round trip in spin iterations, measured once",
+	    (cal->limit == FL_USER_SPIN_MAX ||
+	     ((cal->limit - 1) * cal->iter_ns < cal->syscall_ns &&
+	      cal->syscall_ns <= cal->limit * cal->iter_ns)) &&
+	    fl_user_spin_calibrate() == cal && cal->calls == FL_USER_SPIN_CAL_CALLS,
+	    "%s: calibrated once, 248 kernel acquisitions, the limit their median in iterations rounded up",
 	    "user spin", msg);
 
-	fl_user_spin_set(false);
-	b = fl_user_spin_limit();
-	fl_user_spin_set(true);
-	tap(b == 0 && fl_user_spin_limit() == cal->limit && fl_user_spin_on(),
-	    "%s: switched off, the limit is 0; on again, the calibrated one", "user spin", NULL);
+	b = fl_user_spin_limit(true);
+	b2 = fl_user_spin_limit(false);
+	fl_user_spin_set(0);
+	b3 = fl_user_spin_limit(true);
+	fl_user_spin_set(1);
+	b4 = fl_user_spin_limit(false);
+	fl_user_spin_set(-1);
+	snprintf(msg, sizeof(msg), "defaults %u/%u, knob 0: %u, knob 1: %u", b, b2, b3, b4);
+	tap(b == cal->limit && b2 == 0 && b3 == 0 && b4 == cal->limit &&
+	    fl_user_spin_get() == -1 && fl_user_spin_limit(true) == cal->limit,
+	    "%s: on by default only where the lock says so; the knob overrides both ways",
+	    "user spin", msg);
 }
 
 int main(int argc, char **argv)
