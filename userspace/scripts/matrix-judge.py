@@ -4,6 +4,7 @@
 
 Usage: matrix-judge.py [--counters] [--strict] CELLS_DIR_OR_FILE...
        matrix-judge.py --pool [--strict] CELLS_DIR...
+       matrix-judge.py --lever=INSTANCE CELLS_DIR_OR_FILE...
   (default: every Documentation/results/matrix-cells-*/)
 
 Per cell (threads x hold x outside): R x D of the last attempt, the A/A
@@ -41,6 +42,12 @@ the boots disagree and that comparison gets no pooled verdict: each boot
 on its own must pass it.  A failed run or a missing figure in a cell
 gives no pooled verdict and the goal is not met.  Boots weigh by their
 repetitions (a noisy boot-cell ran more); their run lengths may differ.
+--lever=INSTANCE: a lever's table from the matrix.  Per cell, ADAPTIVE
+over INSTANCE (a knob variant the matrix ran beside it, e.g.
+adaptive@user_spin=0: what the lever buys; futex_lock@user_spin=1: what
+the kernel spin adds to the user spin), pair by pair through the same
+engine, with FUTEX_LOCK's A/A band as for the best mainline lock; and
+INSTANCE/FUTEX_LOCK as futex_lock printed it.  Exit 1 if a cell lacks it.
 Exit: 0 (report), 2 no readable cell; --strict: 1 when the goal is not met.
 """
 import glob
@@ -187,6 +194,62 @@ def engine(rows):
     return {r["type"]: r["value_ratio"] for r in json.loads(out.stdout)["tests"][0]["rows"]}
 
 
+def versus(by, other):
+    """ADAPTIVE over another instance, pair by pair ({rep: {name: value}},
+    FUTEX_LOCK named "glibc", its A/A copy "glibc-aa"), with FUTEX_LOCK's
+    A/A band: the control is the other instance scaled by the A/A pair's
+    ratio.  The engine's comparison (median, lo, hi, verdict)."""
+    vs_rows = []
+    for kk, d in sorted(by.items()):
+        b, f, a = d.get(other), d.get("glibc"), d.get("glibc-aa")
+        ctl = b * a / f if b and a and f else None
+        if MUTANT == "pool-raw-aa":
+            ctl = a		# FUTEX_LOCK's control against the other lock
+        elif MUTANT == "pool-zero-band":
+            ctl = b		# no noise floor at all
+        vs_rows += [("glibc", kk, b), ("adaptive", kk, d.get("adaptive")), ("glibc-aa", kk, ctl)]
+    return engine(vs_rows).get("adaptive")
+
+
+def lever_main(cells, other):
+    """--lever=INSTANCE: per cell, ADAPTIVE against INSTANCE of the same runs"""
+    rc = 0
+    for label in sorted({c["label"] for c in cells}):
+        cs = [c for c in cells if c["label"] == label]
+        tcg = cs[0]["environment"].startswith("QEMU")
+        print("== issue 17 matrix: %s: ADAPTIVE against OTHER = %s, pair by pair, FUTEX_LOCK's A/A band%s" % (
+            label, other, " -- VM/TCG EMULATION FIGURES (compare ratios only)" if tcg else ""))
+        print("%-5s %-6s %-6s %-6s %-23s %-23s %-23s %s" % (
+            "thr", "hold", "out", "pairs", "A/A [95% CI]", "OTHER/FUTEX_LOCK",
+            "ADAPTIVE/OTHER", "verdict"))
+        tally = {}
+        for c in cs:
+            m = c["modes"].get(other)
+            if not m:
+                print("%-5d %-6d %-6d no %s in this cell" % (
+                    c["threads"], c["hold_loops"], c["outside_loops"], other))
+                tally["missing"] = tally.get("missing", 0) + 1
+                rc = 1
+                continue
+            by = {}
+            for rep, d in boot_reps(c).items():
+                by[rep] = {{BASE: "glibc", CONTROL: "glibc-aa"}.get(i, i): v for i, v in d.items()}
+            vs = versus(by, other) or {}
+            aa = c["aa"] or {}
+            verdict = vs.get("verdict") or "failed"
+            tally[verdict] = tally.get(verdict, 0) + 1
+            print("%-5d %-6d %-6d %-6d %-23s %-23s %-23s %s" % (
+                c["threads"], c["hold_loops"], c["outside_loops"], len(by),
+                iv(aa.get("median"), aa.get("lo"), aa.get("hi"), "%.3f"),
+                iv(m.get("ratio"), m.get("ratio_lo"), m.get("ratio_hi"), "%.3f"),
+                iv(*triple(vs), fmt="%.3f"), verdict))
+        print()
+        print("ADAPTIVE against %s in %d cells: %s" % (other, len(cs), ", ".join(
+            "%s %d" % kv for kv in sorted(tally.items()))))
+        print()
+    return rc
+
+
 def boot_vs(c, best):
     """a boot's own ADAPTIVE/best comparison (futex_lock's vs column)"""
     return ((c["modes"].get("adaptive") or {}).get("vs") or {}).get(best) or {}
@@ -258,19 +321,8 @@ def pooled(boots):
         by = {}
         for m, kk, v in rows:
             by.setdefault(kk, {})[m] = v
-        # ADAPTIVE over the best mainline lock, FUTEX_LOCK's A/A as the
-        # band: the control is that lock scaled by the A/A pair's ratio
-        vs_rows = []
-        for kk, d in sorted(by.items()):
-            b, f, a = d.get(best), d.get("glibc"), d.get("glibc-aa")
-            ctl = b * a / f if b and a and f else None
-            if MUTANT == "pool-raw-aa":
-                ctl = a		# FUTEX_LOCK's control against the mainline lock
-            elif MUTANT == "pool-zero-band":
-                ctl = b		# no noise floor at all
-            vs_rows += [("glibc", kk, b), ("adaptive", kk, d.get("adaptive")), ("glibc-aa", kk, ctl)]
         r["best"] = best
-        r["vs"] = engine(vs_rows).get("adaptive")
+        r["vs"] = versus(by, best)
         r["vs_per_boot"] = [triple(boot_vs(c, best)) for c in boots]
         if disjoint(r["vs_per_boot"]):
             r["disagree"].append("vs " + best)
@@ -365,10 +417,15 @@ def main(argv):
     if "--help" in opts or "-h" in args:
         print(__doc__)
         return 0
+    lever = [o[len("--lever="):] for o in opts if o.startswith("--lever=")]
+    opts = [o for o in opts if not o.startswith("--lever=")]
     for o in opts:
         if o not in ("--counters", "--strict", "--pool"):
             sys.stderr.write("matrix-judge: unknown option %s\n%s" % (o, __doc__))
             return 2
+    if len(lever) > 1 or (lever and (not lever[0] or opts)):
+        sys.stderr.write("matrix-judge: --lever=INSTANCE once, alone\n%s" % __doc__)
+        return 2
     if not args:
         repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
         args = sorted(glob.glob(os.path.join(repo, "Documentation/results/matrix-cells-*")))
@@ -379,6 +436,12 @@ def main(argv):
         sys.stderr.write("matrix-judge: no cell record in %s (run make matrix)\n" % (
             " ".join(args) or "Documentation/results/matrix-cells-*/"))
         return 2
+    if lever:
+        try:
+            return lever_main(cells, lever[0])
+        except (OSError, RuntimeError, ValueError, KeyError, TypeError) as e:
+            sys.stderr.write("matrix-judge: --lever: %s\n" % e)
+            return 2
     if "--pool" in opts:
         try:
             return pool_main(cells, opts)
