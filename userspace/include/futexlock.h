@@ -292,9 +292,21 @@ static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
  * At most *budget reads; each read is taken off *budget.  tid must be
  * the caller's TID, never 0.  Returns FL_USPIN_TAKEN (acquire order),
  * FL_USPIN_SPENT (the budget ran out) or FL_USPIN_KERNEL (a flag or our
- * own TID: the kernel's to decide).
+ * own TID: the kernel's to decide).  fl_user_spin_step() is the rule for
+ * one read, apart so that tests can feed it sequences.
  */
 enum { FL_USPIN_SPENT, FL_USPIN_TAKEN, FL_USPIN_KERNEL };
+enum { FL_USPIN_READ_ON, FL_USPIN_TRY };	/* and FL_USPIN_KERNEL */
+
+static inline int fl_user_spin_step(uint32_t v, uint32_t tid, bool *was_free)
+{
+	if ((v & ~FUTEX_TID_MASK) || (v && v == tid))
+		return FL_USPIN_KERNEL;
+	if (!v && *was_free)
+		return FL_USPIN_TRY;
+	*was_free = !v;
+	return FL_USPIN_READ_ON;
+}
 
 static inline int fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budget)
 {
@@ -304,13 +316,16 @@ static inline int fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budg
 		uint32_t v = atomic_load_explicit(w, memory_order_relaxed);
 
 		--*budget;
-		if ((v & ~FUTEX_TID_MASK) || (v && v == tid))
+		switch (fl_user_spin_step(v, tid, &was_free)) {
+		case FL_USPIN_KERNEL:
 			return FL_USPIN_KERNEL;
-		if (!v && was_free &&
-		    atomic_compare_exchange_strong_explicit(w, &v, tid,
-				memory_order_acquire, memory_order_relaxed))
-			return FL_USPIN_TAKEN;
-		was_free = !v;
+		case FL_USPIN_TRY:
+			if (atomic_compare_exchange_strong_explicit(w, &v, tid,
+					memory_order_acquire, memory_order_relaxed))
+				return FL_USPIN_TAKEN;
+			was_free = false;	/* taken by another meanwhile */
+			break;
+		}
 		fl_cpu_relax();
 	}
 	return FL_USPIN_SPENT;
@@ -320,7 +335,7 @@ static inline int fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budg
 struct fl_user_spin_cal {
 	double syscall_ns;	/* median of FUTEX_LOCK_ADAPTIVE on a free word + release */
 	double iter_ns;		/* median of one fl_user_spin() iteration */
-	uint32_t limit;		/* syscall_ns / iter_ns, rounded up, 1..FL_USER_SPIN_MAX */
+	uint32_t limit;		/* syscall_ns / iter_ns, rounded up, 2..FL_USER_SPIN_MAX */
 	unsigned calls;		/* FUTEX_LOCK_ADAPTIVE calls it made (debugfs counts them) */
 };
 #define FL_USER_SPIN_MAX 4096
@@ -335,12 +350,16 @@ const struct fl_user_spin_cal *fl_user_spin_calibrate(void);
 uint32_t fl_user_spin_limit(bool dflt);
 void fl_user_spin_set(int on);
 int fl_user_spin_get(void);
+extern _Atomic int fl_user_spin_knob;	/* fl_user_spin_get(), inline */
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
 #define FL_SPIN_LIMIT 100
 
 /* ---- statistics --------------------------------------------------------- */
 double fl_median(const double *v, size_t n);	/* copies, does not sort v */
+/* sorts v in place, no allocation (the preload's calibration, inside
+ * pthread_mutex_lock, must not call malloc) */
+double fl_median_sort(double *v, size_t n);
 double fl_mean(const double *v, size_t n);
 double fl_stddev(const double *v, size_t n);	/* population stddev */
 double fl_min(const double *v, size_t n);

@@ -115,7 +115,7 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
  * one kernel round trip, then the lock op.  The perf-loop engine runs the
  * fast path and the op only (perf's loop).
  */
-static int adaptive_init(struct fl_lock *l)
+static int tid_spin_init(struct fl_lock *l)
 {
 	fl_user_spin_calibrate();	/* now, not inside a timed run */
 	return word_init(l);
@@ -154,8 +154,13 @@ static void futex_lock_lock(struct fl_lock *l, struct fl_counters *c)
 	uint32_t tid = fl_tid_peek();
 
 	c->lock_calls++;
-	if (!fl_tid_trylock(l, tid))
+	if (fl_tid_trylock(l, tid))
+		return;
+	/* the baseline's slow path is 77bbaba's unless user_spin=1 */
+	if (atomic_load_explicit(&fl_user_spin_knob, memory_order_relaxed) > 0)
 		tid_lock_spin_slow(l, c, tid, FUTEX_LOCK, false);
+	else
+		fl_tid_lock_slow(l, c, tid, FUTEX_LOCK);
 }
 
 static void futex_lock_unlock(struct fl_lock *l, struct fl_counters *c)
@@ -358,7 +363,7 @@ static const struct fl_lock_ops ops_futex_lock = {
 	.name = "futex_lock",
 	.desc = "FUTEX_LOCK: cmpxchg 0->tid fast path, kernel slow path (RFC)",
 	.needs_futex_lock = true, .counts_syscalls = true,
-	.user_spin = FL_USPIN_OFF, .init = word_init, .destroy = word_destroy,
+	.user_spin = FL_USPIN_OFF, .init = tid_spin_init, .destroy = word_destroy,
 	.lock = futex_lock_lock, .unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK, .tid_unlock_op = FUTEX_UNLOCK,
 };
@@ -367,7 +372,7 @@ static const struct fl_lock_ops ops_adaptive = {
 	.name = "adaptive",
 	.desc = "FUTEX_LOCK_ADAPTIVE: user spin up to a syscall's cost, then kernel spins on a running owner",
 	.needs_futex_lock = true, .counts_syscalls = true,
-	.user_spin = FL_USPIN_ON, .init = adaptive_init, .destroy = word_destroy,
+	.user_spin = FL_USPIN_ON, .init = tid_spin_init, .destroy = word_destroy,
 	.lock = adaptive_lock, .unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK_ADAPTIVE, .tid_unlock_op = FUTEX_UNLOCK,
 };

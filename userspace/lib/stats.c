@@ -13,6 +13,14 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+double fl_median_sort(double *v, size_t n)
+{
+	if (!n)
+		return 0.0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
 double fl_median(const double *v, size_t n)
 {
 	double *c, m;
@@ -23,8 +31,7 @@ double fl_median(const double *v, size_t n)
 	if (!c)
 		abort();
 	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
-	m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+	m = fl_median_sort(c, n);
 	free(c);
 	return m;
 }

@@ -44,7 +44,8 @@ _Static_assert(CAL_SAMPLES * CAL_SYSCALLS == FL_USER_SPIN_CAL_CALLS, "header");
 
 static struct fl_user_spin_cal cal;
 static pthread_once_t cal_once = PTHREAD_ONCE_INIT;
-static _Atomic int spin_knob = -1;	/* -1: each lock's default */
+_Atomic int fl_user_spin_knob = -1;	/* -1: each lock's default */
+static _Atomic uint32_t cal_limit;	/* cal.limit once calibrated, else 0 */
 
 static void calibrate(void)
 {
@@ -72,17 +73,21 @@ static void calibrate(void)
 		(void)fl_user_spin(&held, tid, &budget);
 		it[s] = (double)(fl_now_ns() - t0) / CAL_SPINS;
 	}
-	cal.syscall_ns = fl_median(sys, CAL_SAMPLES);
-	cal.iter_ns = fl_median(it, CAL_SAMPLES);
-	/* a clock too coarse to time an iteration: the smallest spin */
+	cal.syscall_ns = fl_median_sort(sys, CAL_SAMPLES);
+	cal.iter_ns = fl_median_sort(it, CAL_SAMPLES);
+	/* a clock too coarse to time an iteration: the smallest spin that
+	 * can take the lock (two reads) */
 	if (!(cal.iter_ns > 0) || !(cal.syscall_ns > 0))
-		cal.limit = 1;
+		cal.limit = 2;
 	else if (cal.syscall_ns >= cal.iter_ns * FL_USER_SPIN_MAX)
 		cal.limit = FL_USER_SPIN_MAX;
 	else {	/* the quotient rounded up: 1..FL_USER_SPIN_MAX */
 		q = (uint32_t)(cal.syscall_ns / cal.iter_ns);
 		cal.limit = q + (q * cal.iter_ns < cal.syscall_ns);
+		if (cal.limit < 2)
+			cal.limit = 2;
 	}
+	atomic_store_explicit(&cal_limit, cal.limit, memory_order_release);
 }
 
 const struct fl_user_spin_cal *fl_user_spin_calibrate(void)
@@ -93,17 +98,21 @@ const struct fl_user_spin_cal *fl_user_spin_calibrate(void)
 
 uint32_t fl_user_spin_limit(bool dflt)
 {
-	int k = atomic_load_explicit(&spin_knob, memory_order_relaxed);
+	int k = atomic_load_explicit(&fl_user_spin_knob, memory_order_relaxed);
+	uint32_t l;
 
-	return (k < 0 ? dflt : k) ? fl_user_spin_calibrate()->limit : 0;
+	if (!(k < 0 ? dflt : k))
+		return 0;
+	l = atomic_load_explicit(&cal_limit, memory_order_acquire);
+	return l ? l : fl_user_spin_calibrate()->limit;
 }
 
 void fl_user_spin_set(int on)
 {
-	atomic_store_explicit(&spin_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
+	atomic_store_explicit(&fl_user_spin_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
 }
 
 int fl_user_spin_get(void)
 {
-	return atomic_load_explicit(&spin_knob, memory_order_relaxed);
+	return atomic_load_explicit(&fl_user_spin_knob, memory_order_relaxed);
 }

@@ -8,7 +8,9 @@
  *   lock      NORMAL (= DEFAULT), ADAPTIVE_NP, RECURSIVE and ERRORCHECK
  *             mutexes use FUTEX_LOCK / FUTEX_UNLOCK (word = owner TID |
  *             FUTEX_WAITERS);
- *   adaptive  the same with FUTEX_LOCK_ADAPTIVE;
+ *   adaptive  the same with FUTEX_LOCK_ADAPTIVE, after a user-space spin
+ *             of at most one kernel round trip (lib/userspin.c; not with
+ *             FUTEXLOCK_PRELOAD_USER_SPIN=0);
  *   off       everything goes to glibc (the baseline, same command line);
  *   emulate   test mode: the same preload logic with the kernel ops
  *             replaced by a FUTEX_WAIT/FUTEX_WAKE emulation of the TID
@@ -74,9 +76,9 @@ static _Atomic int g_init;	/* 0 not started, 1 running, 2 done */
 static int g_stats;
 static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
 /*
- * adaptive mode: the user-space spin before FUTEX_LOCK_ADAPTIVE, as
- * futex_lock -m adaptive (lib/userspin.c), unless
- * FUTEXLOCK_PRELOAD_USER_SPIN=0.  Calibrated at the first contended lock
+ * adaptive mode (and emulate, its test stand-in): the user-space spin
+ * before FUTEX_LOCK_ADAPTIVE, as futex_lock -m adaptive (lib/userspin.c),
+ * unless FUTEXLOCK_PRELOAD_USER_SPIN=0.  Calibrated at the first contended lock
  * (a process that never contends makes no calibration calls);
  * g_cal_pid: the process that made those calls (a fork child did not).
  */
@@ -348,10 +350,11 @@ static void do_init(void)
 	}
 	g_lock_op = mode == M_ADAPTIVE ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK;
 	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
+	/* emulate spins too: the host tests run the spin's path there */
 #if !BROKEN(20)
-	g_user_spin = mode == M_ADAPTIVE && !(u && !strcmp(u, "0"));
+	g_user_spin = (mode == M_ADAPTIVE || mode == M_EMULATE) && !(u && !strcmp(u, "0"));
 #else
-	g_user_spin = mode == M_ADAPTIVE;
+	g_user_spin = mode == M_ADAPTIVE || mode == M_EMULATE;
 #endif
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");

@@ -316,15 +316,17 @@ one_run() {
 # counters K0 -> K1.  Prints "@stats MODE ok|failed NAME=NUMBER..." and, if
 # it failed, a "# MODE stats run failed: WHY" line; status 1 if failed.
 # Failed: no stats lines, a process in another mode, no mutex converted, no
-# lock taken through the preload.  agree=1: the preload's lock syscalls equal
-# the kernel's delta of the mode's op, the other op's delta is 0, and its
-# unlock syscalls plus probes equal the kernel's FUTEX_UNLOCK delta.
+# lock taken through the preload.  agree=1: the preload's lock syscalls plus
+# its user-spin calibration calls (adaptive: 248 per process that contended)
+# equal the kernel's delta of the mode's op, the other op's delta is 0, and
+# its unlock syscalls plus probes equal the kernel's FUTEX_UNLOCK delta.
 stats_judge() {
 	local m=$1 ops=$2 k0=$3 k1=$4 o=$5 l why= st=ok agree=1
-	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 own other kunl op=lock_syscalls
+	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 cal=0 own other kunl op=lock_syscalls
 	local re_p='futexlock-preload: stats: pid [0-9]+ mode ([a-z]+) '
 	local re_c='futexlock-preload: stats: converted mutexes: normal ([0-9]+)\+([0-9]+) recursive ([0-9]+)\+([0-9]+) errorcheck ([0-9]+)\+([0-9]+) adaptive ([0-9]+)\+([0-9]+) '
 	local re_l='futexlock-preload: stats: lock fast ([0-9]+) slow ([0-9]+) lock-syscalls ([0-9]+) trylock-busy [0-9]+ unlock fast ([0-9]+) unlock-syscalls ([0-9]+) probe-syscalls ([0-9]+)$'
+	local re_u='futexlock-preload: stats: user-spins .* calibration-syscalls ([0-9]+)$'
 	local -a b
 	while IFS= read -r l; do
 		if [[ $l =~ $re_p ]]; then
@@ -338,6 +340,8 @@ stats_judge() {
 			b=("${BASH_REMATCH[@]}")
 			fast=$((fast + b[1])) slow=$((slow + b[2])) pls=$((pls + b[3]))
 			uf=$((uf + b[4])) pus=$((pus + b[5])) probes=$((probes + b[6]))
+		elif [[ $l =~ $re_u ]]; then
+			cal=$((cal + BASH_REMATCH[1]))
 		fi
 	done <"$o"
 	[ "$m" = adaptive ] && op=lock_adaptive_syscalls
@@ -358,11 +362,11 @@ stats_judge() {
 		why="no mutex was locked through the preload"
 	fi
 	[ -z "$why" ] || st=failed
-	[ $pls -eq $own ] && [ $other -eq 0 ] && [ $((pus + probes)) -eq $kunl ] || agree=0
+	[ $((pls + cal)) -eq $own ] && [ $other -eq 0 ] && [ $((pus + probes)) -eq $kunl ] || agree=0
 	echo "@stats $m $st procs=$np converted=$conv converted_normal=$convn acq=$((fast + slow))" \
-		"lock_slow=$slow unlocks=$((uf + pus)) pl_lock_sys=$pls k_lock_sys=$own k_other_lock_sys=$other" \
+		"lock_slow=$slow unlocks=$((uf + pus)) pl_lock_sys=$pls calibration=$cal k_lock_sys=$own k_other_lock_sys=$other" \
 		"pl_unlock_sys=$pus probes=$probes k_unlock_sys=$kunl agree=$agree ops=$ops" \
-		"acq/op=$(fdiv $((fast + slow)) "$ops") lock_sys/acq=$(fdiv "$own" $((fast + slow)))" \
+		"acq/op=$(fdiv $((fast + slow)) "$ops") lock_sys/acq=$(fdiv $((own - cal)) $((fast + slow)))" \
 		"unlock_sys/unlock=$(fdiv $((kunl - probes > 0 ? kunl - probes : 0)) $((uf + pus)))"
 	[ -z "$why" ] || { echo "# $m stats run failed: $why"; return 1; }
 }
@@ -430,7 +434,7 @@ if [ $smoke = 1 ]; then
 		# cross-check: the preload's syscall counts are the kernel's
 		# (the mode's op; none of the other; FUTEX_UNLOCK incl. probe)
 		n=$((n + 1))
-		d="preload lock-syscalls $(sfield "$ST" pl_lock_sys), kernel $(sfield "$ST" k_lock_sys) of the mode's op and $(sfield "$ST" k_other_lock_sys) of the other; preload unlock-syscalls $(sfield "$ST" pl_unlock_sys) + probes $(sfield "$ST" probes), kernel FUTEX_UNLOCK $(sfield "$ST" k_unlock_sys)"
+		d="preload lock-syscalls $(sfield "$ST" pl_lock_sys) + user-spin calibration $(sfield "$ST" calibration), kernel $(sfield "$ST" k_lock_sys) of the mode's op and $(sfield "$ST" k_other_lock_sys) of the other; preload unlock-syscalls $(sfield "$ST" pl_unlock_sys) + probes $(sfield "$ST" probes), kernel FUTEX_UNLOCK $(sfield "$ST" k_unlock_sys)"
 		if [ "$(sfield "$ST" agree)" = 1 ] && [ "$(sfield "$ST" procs)" -gt 0 ]; then
 			echo "ok $n - $SMOKE_PROG under $m: the kernel's counters agree with the preload's ($d)"
 		else

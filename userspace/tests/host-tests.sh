@@ -641,7 +641,7 @@ judge() {	# MODE OUTPUT [K1]: sets out, rc
 }
 judge lock "$TMP/pl.good"
 check "apps.sh --judge-stats: two processes summed, the ratio, the preload agrees with the kernel" \
-	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806"
+	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 calibration=0 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806"
 sed -e 's/normal 2+1/normal 0+0/' -e 's/recursive 1+0/recursive 0+0/' "$TMP/pl.good" >"$TMP/pl.noconv"
 judge lock "$TMP/pl.noconv"
 check "apps.sh --judge-stats: no mutex converted is failed (exit 1, why)" \
@@ -657,6 +657,17 @@ sed -E 's/lock fast [0-9]+ slow [0-9]+/lock fast 0 slow 0/' "$TMP/pl.good" >"$TM
 judge lock "$TMP/pl.nolock"
 check "apps.sh --judge-stats: no lock taken through the preload is failed" \
 	eval '[ $rc -eq 1 ] && grep -qx "# lock stats run failed: no mutex was locked through the preload" <<<"$out"'
+# adaptive: the kernel's delta also holds the user spin's calibration,
+# which the preload reports (one process here calibrated: 248)
+sed -e 's/ mode lock (FUTEX_LOCK)/ mode adaptive (FUTEX_LOCK_ADAPTIVE)/' "$TMP/pl.good" >"$TMP/pl.ad"
+printf '%s\n' "futexlock-preload: stats: user-spins 5 user-spin-acquired 1 user-spin-to-kernel 0 user-spin-limit 8 (futex(2) round trip 950 ns, 130.0 ns per iteration) calibration-syscalls 248" \
+	"futexlock-preload: stats: user-spins 0 user-spin-acquired 0 user-spin-to-kernel 0 user-spin-limit 0 (futex(2) round trip 0 ns, 0.0 ns per iteration) calibration-syscalls 0" >>"$TMP/pl.ad"
+printf 'lock_syscalls: 10\nlock_adaptive_syscalls: 260\nunlock_syscalls: 26\nlost_max: 3\n' >"$TMP/k1.ad"
+printf 'lock_syscalls: 10\nlock_adaptive_syscalls: 12\nunlock_syscalls: 26\nlost_max: 3\n' >"$TMP/k1.adnocal"
+judge adaptive "$TMP/pl.ad" "$TMP/k1.ad"; rc1=$rc o1=$out
+judge adaptive "$TMP/pl.ad" "$TMP/k1.adnocal"
+check "apps.sh --judge-stats: adaptive agrees when the kernel's delta is the preload's count plus its calibration (7 + 248), not without" \
+	eval '[ $rc1 -eq 0 ] && [[ $o1 == *" pl_lock_sys=7 calibration=248 k_lock_sys=255 "*" agree=1 "* ]] && [[ $out == *" k_lock_sys=7 "*" agree=0 "* ]]'
 sed 's/^lock_syscalls: 17/lock_syscalls: 18/' "$TMP/k1" >"$TMP/k1.more"
 judge lock "$TMP/pl.good" "$TMP/k1.more"
 check "apps.sh --judge-stats: one kernel FUTEX_LOCK the preload did not count: ok, agree=0" \

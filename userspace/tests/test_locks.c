@@ -35,6 +35,7 @@
 
 static int testno;
 static int failures;
+static char msg_buf[240];
 
 static void tap(bool ok, const char *fmt, const char *mode, const char *extra)
 {
@@ -504,6 +505,81 @@ static void *release_later(void *arg)
 	return NULL;
 }
 
+/* one read at a time: the word must read 0 twice in a row, any owner
+ * between two free reads starts over; a flag or our TID goes to the kernel */
+static void test_user_spin_rule(uint32_t me, uint32_t other)
+{
+	static const struct { uint32_t seq[4]; int n, want_at; const char *what; } cases[] = {
+		{ { 0, 0 }, 2, 2, "0 0" },
+		{ { 0, 1, 0, 1 }, 4, 0, "0 X 0 X" },
+		{ { 1, 0, 0 }, 3, 3, "X 0 0" },
+		{ { 0, 1, 0, 0 }, 4, 4, "0 X 0 0" },
+	};
+	char msg[200] = "";
+	bool ok = true;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool was_free = false;
+		int at = 0;
+
+		for (int k = 0; k < cases[i].n && !at; k++) {
+			uint32_t v = cases[i].seq[k] ? other : 0;
+			int r = fl_user_spin_step(v, me, &was_free);
+
+			if (r == FL_USPIN_TRY)
+				at = k + 1;
+			else if (r != FL_USPIN_READ_ON)
+				at = -1;
+		}
+		if (at != cases[i].want_at) {
+			ok = false;
+			snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), "%s%s: tried at read %d, want %d",
+				 *msg ? "; " : "", cases[i].what, at, cases[i].want_at);
+		}
+	}
+	{
+		bool wf = true;	/* even right after a free read */
+
+		ok = ok && fl_user_spin_step(FUTEX_WAITERS, me, &wf) == FL_USPIN_KERNEL &&
+		     fl_user_spin_step(other | FUTEX_OWNER_DIED, me, &wf) == FL_USPIN_KERNEL &&
+		     fl_user_spin_step(me, me, &wf) == FL_USPIN_KERNEL;
+	}
+	tap(ok, "%s: tries only on the second free read in a row (0 0, X 0 0, 0 X 0 0; never 0 X 0 X); a flag or its own TID goes to the kernel",
+	    "user spin", msg);
+}
+
+/* the knob user_spin through futex_lock's knob code: set for a run, the
+ * default (-1) back after it, no file touched */
+static void test_user_spin_knob(uint32_t limit)
+{
+	struct fl_knobs k;
+	char err[320] = "";
+	int parsed = fl_knobs_parse("user_spin=0", &k), during, after, during1;
+	uint32_t lim_during, lim1;
+
+	setenv("FUTEXLOCK_KNOB_DIR", "/nonexistent-knob-dir", 1);	/* no file may be needed */
+	if (parsed || fl_knobs_apply(&k, err, sizeof(err))) {
+		tap(false, "%s: the knob user_spin is set for a run and restored after it", "user spin", err);
+		unsetenv("FUTEXLOCK_KNOB_DIR");
+		return;
+	}
+	during = fl_user_spin_get();
+	lim_during = fl_user_spin_limit(true);
+	fl_knobs_restore(err, sizeof(err));
+	after = fl_user_spin_get();
+	fl_knobs_parse("user_spin=1", &k);
+	fl_knobs_apply(&k, err, sizeof(err));
+	during1 = fl_user_spin_get();
+	lim1 = fl_user_spin_limit(false);
+	fl_knobs_restore(err, sizeof(err));
+	unsetenv("FUTEXLOCK_KNOB_DIR");
+	snprintf(msg_buf, sizeof(msg_buf), "=0: %d (limit %u), after %d; =1: %d (limit %u), after %d",
+		 during, lim_during, after, during1, lim1, fl_user_spin_get());
+	tap(during == 0 && lim_during == 0 && after == -1 && during1 == 1 && lim1 == limit &&
+	    fl_user_spin_get() == -1,
+	    "%s: the knob user_spin is set for a run and restored after it", "user spin", msg_buf);
+}
+
 static void test_user_spin(void)
 {
 	const uint32_t me = (uint32_t)fl_gettid(), other = me ^ 1;
@@ -551,9 +627,9 @@ static void test_user_spin(void)
 
 	snprintf(msg, sizeof(msg), "kernel acquisition %.0f ns, iteration %.1f ns, limit %u, %u calls",
 		 cal->syscall_ns, cal->iter_ns, cal->limit, cal->calls);
-	tap(cal->calls == FL_USER_SPIN_CAL_CALLS && cal->limit >= 1 &&
+	tap(cal->calls == FL_USER_SPIN_CAL_CALLS && cal->limit >= 2 &&
 	    cal->limit <= FL_USER_SPIN_MAX &&
-	    (cal->limit == FL_USER_SPIN_MAX ||
+	    (cal->limit == FL_USER_SPIN_MAX || cal->limit == 2 ||
 	     ((cal->limit - 1) * cal->iter_ns < cal->syscall_ns &&
 	      cal->syscall_ns <= cal->limit * cal->iter_ns)) &&
 	    fl_user_spin_calibrate() == cal && cal->calls == FL_USER_SPIN_CAL_CALLS,
@@ -572,6 +648,9 @@ static void test_user_spin(void)
 	    fl_user_spin_get() == -1 && fl_user_spin_limit(true) == cal->limit,
 	    "%s: on by default only where the lock says so; the knob overrides both ways",
 	    "user spin", msg);
+
+	test_user_spin_rule(me, other);
+	test_user_spin_knob(cal->limit);
 }
 
 int main(int argc, char **argv)
@@ -607,7 +686,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 10;
+	ntests = nsel * 3 + 12;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
