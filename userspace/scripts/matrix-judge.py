@@ -143,8 +143,40 @@ def judge(c):
     return r
 
 
-def counters_block(c):
+def user_spin_block(c):
+    """the user-space spin per instance from the cell's futex_lock JSON
+    (its last attempt): spins, taken, left to the kernel, reads per 1000
+    iterations, and the calibrated limit"""
+    try:
+        runs = json.load(open(os.path.join(c["_dir"], c["futex_lock_json"]))).get("runs", [])
+    except (OSError, ValueError, KeyError):
+        return []
+    by = {}
+    for r in runs:
+        u = r.get("user_spin")
+        if not u or not r.get("ok"):
+            continue
+        e = by.setdefault(r["instance"], {"it": 0, "on": set(), "limit": set(),
+                                          "spins": 0, "acquired": 0, "to_kernel": 0, "iterations": 0})
+        e["it"] += r.get("iterations") or 0
+        e["on"].add(u.get("on"))
+        e["limit"].add(u.get("limit"))
+        for k in ("spins", "acquired", "to_kernel", "iterations"):
+            e[k] += u.get(k) or 0
     out = []
+    for inst in sorted(by):
+        e = by[inst]
+        pk = lambda x: 1000.0 * x / e["it"] if e["it"] else 0.0
+        out.append("    %-24s user spin %s, limit %s; per 1000 iterations: spins %.4g, took the lock %.4g,"
+                   " left to the kernel %.4g, reads %.4g" % (
+                       inst, "on" if e["on"] == {True} else "off" if e["on"] == {False} else "mixed",
+                       "/".join(str(x) for x in sorted(e["limit"])), pk(e["spins"]), pk(e["acquired"]),
+                       pk(e["to_kernel"]), pk(e["iterations"])))
+    return out
+
+
+def counters_block(c):
+    out = user_spin_block(c)
     moved = set()
     for m in ("futex_lock", "adaptive"):
         kc = (c["modes"].get(m) or {}).get("kernel_counters")
@@ -213,15 +245,17 @@ def versus(by, other):
 
 def lever_main(cells, other):
     """--lever=INSTANCE: per cell, ADAPTIVE against INSTANCE of the same runs"""
+    if other in (BASE, CONTROL, "adaptive"):
+        raise ValueError("%s is the baseline, its control or ADAPTIVE itself, not a lever" % other)
     rc = 0
     for label in sorted({c["label"] for c in cells}):
         cs = [c for c in cells if c["label"] == label]
         tcg = cs[0]["environment"].startswith("QEMU")
         print("== issue 17 matrix: %s: ADAPTIVE against OTHER = %s, pair by pair, FUTEX_LOCK's A/A band%s" % (
             label, other, " -- VM/TCG EMULATION FIGURES (compare ratios only)" if tcg else ""))
-        print("%-5s %-6s %-6s %-6s %-23s %-23s %-23s %s" % (
-            "thr", "hold", "out", "pairs", "A/A [95% CI]", "OTHER/FUTEX_LOCK",
-            "ADAPTIVE/OTHER", "verdict"))
+        print("%-5s %-6s %-6s %-6s %-23s %-4s %-23s %-23s %-18s %s" % (
+            "thr", "hold", "out", "pairs", "A/A [95% CI]", "res", "OTHER/FUTEX_LOCK",
+            "ADAPTIVE/OTHER", "verdict (A/A band)", "interval vs 1"))
         tally = {}
         for c in cs:
             m = c["modes"].get(other)
@@ -237,15 +271,23 @@ def lever_main(cells, other):
             vs = versus(by, other) or {}
             aa = c["aa"] or {}
             verdict = vs.get("verdict") or "failed"
+            if not c["resolved"]:
+                verdict += " (unresolved)"
+            lo, hi = vs.get("lo"), vs.get("hi")
+            raw = "-" if lo is None else "above 1" if lo > 1 else "below 1" if hi < 1 else "spans 1"
             tally[verdict] = tally.get(verdict, 0) + 1
-            print("%-5d %-6d %-6d %-6d %-23s %-23s %-23s %s" % (
+            tally["interval " + raw] = tally.get("interval " + raw, 0) + 1
+            print("%-5d %-6d %-6d %-6d %-23s %-4s %-23s %-23s %-18s %s" % (
                 c["threads"], c["hold_loops"], c["outside_loops"], len(by),
                 iv(aa.get("median"), aa.get("lo"), aa.get("hi"), "%.3f"),
+                "yes" if c["resolved"] else "NO",
                 iv(m.get("ratio"), m.get("ratio_lo"), m.get("ratio_hi"), "%.3f"),
-                iv(*triple(vs), fmt="%.3f"), verdict))
+                iv(*triple(vs), fmt="%.3f"), verdict, raw))
         print()
         print("ADAPTIVE against %s in %d cells: %s" % (other, len(cs), ", ".join(
             "%s %d" % kv for kv in sorted(tally.items()))))
+        print("(verdict: the engine's, against FUTEX_LOCK's A/A band; \"interval vs 1\": the raw 95%% interval."
+              " With %d cells about %.1f intervals miss by chance alone.)" % (len(cs), 0.05 * len(cs)))
         print()
     return rc
 

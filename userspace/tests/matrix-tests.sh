@@ -379,18 +379,19 @@ lever lg.out --lever=pthread "$P/g"
 FL_JUDGE_MUTANT=pool-zero-band lever lg-mut.out --lever=pthread "$P/g"
 lever lnone.out --lever=nosuch "$P/g"
 lever_check() {
-	grep -qE '^1 +0 +0 +10 .* 0\.(89[0-9]|90[0-9]) \[0\.[89][0-9]+-0\.9[0-9]+\] +slower$' "$P/lc.out" &&
-	grep -q '^ADAPTIVE against pthread in 1 cells: slower 1$' "$P/lc.out" &&
-	grep -qE '^1 +0 +0 +10 .* 0\.9[89][0-9] \[.*\] +indistinguishable$' "$P/lg.out" &&
+	grep -qE '^1 +0 +0 +10 .* 0\.(89[0-9]|90[0-9]) \[0\.[89][0-9]+-0\.9[0-9]+\] +slower +below 1$' "$P/lc.out" &&
+	grep -q '^ADAPTIVE against pthread in 1 cells: interval below 1 1, slower 1$' "$P/lc.out" &&
+	grep -qE '^1 +0 +0 +10 .* 0\.9[89][0-9] \[.*\] +indistinguishable +below 1$' "$P/lg.out" &&
 	[ "$(cat "$P/lc.out.rc")" = 0 ] && [ "$(cat "$P/lnone.out.rc")" = 1 ] &&
 	grep -q "no nosuch in this cell" "$P/lnone.out"
 }
 holds "judge --lever=pthread: 0.90 of it is slower, 0.99 inside FUTEX_LOCK's A/A noise is not; an instance the cell lacks exits 1" lever_check
-lever_band() { grep -qE '^1 +0 +0 +10 .* indistinguishable$' "$P/lg-mut.out"; }
+lever_band() { grep -qE '^1 +0 +0 +10 .* indistinguishable +below 1$' "$P/lg-mut.out"; }
 fails "lever check fails against a judge with no noise floor (mutant pool-zero-band)" lever_band
 "$PY" "$JUDGE" --lever= "$P/g" >/dev/null 2>&1; r1=$?
 "$PY" "$JUDGE" --lever=pthread --pool "$P/g" >/dev/null 2>&1; r2=$?
-holds "judge --lever= (empty) and --lever with --pool: exit 2" test "$r1$r2" = 22
+"$PY" "$JUDGE" --lever=futex_lock "$P/g" >/dev/null 2>&1; r3=$?
+holds "judge --lever= (empty), --lever with --pool, --lever=futex_lock (the baseline): exit 2" test "$r1$r2$r3" = 222
 
 # --- the plot: the ADAPTIVE panel shows the lock itself, not another
 # instance of its mode (adaptive@KNOB=V, run in the same cell) ---
