@@ -169,6 +169,27 @@ neg_ok() {
 	rejects lockbench "$f"
 }
 check "check_seed.py rejects an inverted verdict, a 2-pair verdict and an empty file, with PYTHONOPTIMIZE=1" neg_ok
+# published JSON has 4 decimals: an interval edge that ties the band's
+# there (the v9us matrix, 1 thread, pthread: hi 0.9907, A/A lo 0.9907,
+# "slower" from the unrounded values) allows both verdicts; one clear of
+# it allows one
+tie_ok() {
+	"$PY" - "$PWD/tests" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+from verdict_rule import verdicts_at_precision as v
+c = {"n": 10, "median": 0.9882, "lo": 0.9842, "hi": 0.9907,
+     "aa": {"n": 10, "median": 0.9989, "lo": 0.9907, "hi": 1.0043}}
+tie = v(c, "higher", 5)
+c["hi"] = 0.9950
+inside = v(c, "higher", 5)
+c["hi"] = 0.9890
+below = v(c, "higher", 5)
+sys.exit(0 if (tie == {"slower", "indistinguishable"} and inside == {"indistinguishable"}
+               and below == {"slower"}) else 1)
+PYEOF
+}
+check "check_seed.py's verdict oracle: a tie at the JSON's 4 decimals allows both verdicts, an edge clear of the band one" tie_ok
 
 # --- none of the requested types can run: exit 1 (host without FUTEX_LOCK) ---
 if [ $have_fl = 0 ]; then

@@ -17,6 +17,26 @@ def band(aa):
     return min(1.0, lo, 1.0 / hi), max(1.0, hi, 1.0 / lo)
 
 
+def verdicts_at_precision(c, better, min_pairs, control=False, failed=False, half_ulp=5e-5):
+    """the verdicts the engine may have given an interval published
+    rounded (JSON: 4 decimals): the rule on every value within half a
+    unit of the last decimal of its printed one.  One verdict unless an
+    interval edge ties the band's at that precision (the engine decided
+    on the unrounded values)."""
+    out = {want_verdict(c, better, min_pairs, control, failed)}
+    aa = c.get("aa")
+    if failed or control or not aa:
+        return out
+    for dl in (-half_ulp, half_ulp):
+        for dh in (-half_ulp, half_ulp):
+            for al in (-half_ulp, half_ulp):
+                for ah in (-half_ulp, half_ulp):
+                    cc = dict(c, lo=c["lo"] + dl, hi=c["hi"] + dh,
+                              aa=dict(aa, lo=aa["lo"] + al, hi=aa["hi"] + ah))
+                    out.add(want_verdict(cc, better, min_pairs))
+    return out
+
+
 def want_verdict(c, better, min_pairs, control=False, failed=False):
     """the verdict the engine must have given the interval c (fl_json_ci)"""
     if failed:
