@@ -495,12 +495,7 @@ static void print_sys(const char *what, const struct fl_lock_ops *ops,
 		printf("%s syscalls: n/a\n", what);
 }
 
-/* the adaptive lock's user-space spin: the calibration and what it did */
-static bool has_user_spin(const struct opts *o, const struct fl_lock_ops *ops)
-{
-	return ops->user_spin != FL_USPIN_NEVER && !o->perf_loop;
-}
-
+/* the user-space spin: the calibration and what it did */
 static void print_user_spin(const struct fl_bench_result *r)
 {
 	const struct fl_user_spin_cal *cal = fl_user_spin_calibrate();
@@ -577,7 +572,7 @@ static void print_text(const struct opts *o, const struct run *run)
 	print_sys("unlock", ops, r->total.unlock_syscalls, r->total.unlock_calls);
 
 	/* --- beyond the RFC --- */
-	if (has_user_spin(o, ops))
+	if (fl_user_spin_applies(ops, o->perf_loop))
 		print_user_spin(r);
 	printf("mode: %s; hold loops: %" PRIu64 "; outside loops: %" PRIu64
 	       "; pin: %s; sched: %s; futex: %s; locks: %s%s\n", ops->name,
@@ -760,7 +755,7 @@ static void json_run(const struct opts *o, const struct run *run,
 	fprintf(jout, ", \"result_kiter_s\": %.0f", r->kiter_s);
 	json_calls(ind, "lock", r->total.lock_calls, r->total.lock_syscalls, sc);
 	json_calls(ind, "unlock", r->total.unlock_calls, r->total.unlock_syscalls, sc);
-	if (has_user_spin(o, run->ops)) {
+	if (fl_user_spin_applies(run->ops, o->perf_loop)) {
 		const struct fl_user_spin_cal *cal = fl_user_spin_calibrate();
 
 		fprintf(jout, ",\n%s \"user_spin\": {\"on\": %s, \"limit\": %u, \"syscall_ns\": ",

@@ -193,6 +193,13 @@ struct fl_lock {
 	int futex_private;	/* FUTEX_PRIVATE_FLAG, or 0 for shared (-S) */
 };
 
+/* the lock spins in user space (or may, by the knob): not in --perf-loop,
+ * which runs perf's loop, the fast path and the op only */
+static inline bool fl_user_spin_applies(const struct fl_lock_ops *ops, bool perf_loop)
+{
+	return ops->user_spin != FL_USPIN_NEVER && !perf_loop;
+}
+
 /* All modes, in the order --compare runs and prints them. */
 extern const struct fl_lock_ops *const fl_lock_modes[];
 extern const size_t fl_lock_nmodes;

@@ -59,17 +59,28 @@ static const char *tid_op_name(int op)
 	}
 }
 
+/*
+ * A slow path entered with tid 0 (the fast path did not know the TID, so
+ * it made no cmpxchg): find the TID and make the fast path's cmpxchg.
+ * true: that took the lock.
+ */
+static bool tid_resolve_and_try(struct fl_lock *l, uint32_t *tid)
+{
+	uint32_t w = 0;
+
+	if (*tid)
+		return false;
+	*tid = (uint32_t)fl_gettid();
+	return cas_acq(&l->word, &w, *tid);
+}
+
 void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 		      int op)
 {
 	uint32_t w;
 
-	if (!tid) {	/* the fast path did not know the TID: its cmpxchg */
-		tid = (uint32_t)fl_gettid();
-		w = 0;
-		if (cas_acq(&l->word, &w, tid))
-			return;
-	}
+	if (tid_resolve_and_try(l, &tid))
+		return;
 	for (;;) {
 		c->lock_syscalls++;
 		if (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) == 0)
@@ -131,13 +142,8 @@ static void tid_lock_spin_slow(struct fl_lock *l, struct fl_counters *c,
 		fl_tid_lock_slow(l, c, tid, op);
 		return;
 	}
-	if (!tid) {	/* the fast path did not know the TID: its cmpxchg */
-		uint32_t w = 0;
-
-		tid = (uint32_t)fl_gettid();
-		if (cas_acq(&l->word, &w, tid))
-			return;
-	}
+	if (tid_resolve_and_try(l, &tid))
+		return;
 	r = fl_user_spin(&l->word, tid, &budget);
 	c->user_spins++;
 	c->user_spin_iters += limit - budget;

@@ -12,9 +12,9 @@
  *
  * So the adaptive lock spins in user space first (fl_user_spin() in
  * futexlock.h), for at most as many reads as one uncontended kernel
- * acquisition costs: a spin that fails then adds at most that round trip
- * to a lock that goes to the kernel anyway, and one that succeeds saves
- * it.  User space cannot see whether the owner runs; the kernel can, so
+ * acquisition costs: a spin that fails then adds about that round trip
+ * to a lock that goes to the kernel anyway (about: the bound is a count of
+ * reads, calibrated by medians), and one that succeeds saves it.  User space cannot see whether the owner runs; the kernel can, so
  * the long spin stays there.  The round trip is measured, not assumed:
  * once per process, the median of taking a free lock through the kernel
  * (FUTEX_LOCK_ADAPTIVE on a word that holds 0, which returns owning it,
@@ -62,7 +62,6 @@ static void calibrate(void)
 		for (int i = 0; i < CAL_SYSCALLS; i++) {
 			uint32_t mine = tid;
 
-			cal.calls++;
 			if (fl_futex(&free_word, FUTEX_LOCK_ADAPTIVE | FUTEX_PRIVATE_FLAG,
 				     0, NULL, NULL, 0) == 0)
 				atomic_compare_exchange_strong_explicit(&free_word, &mine, 0,
@@ -73,6 +72,7 @@ static void calibrate(void)
 		(void)fl_user_spin(&held, tid, &budget);
 		it[s] = (double)(fl_now_ns() - t0) / CAL_SPINS;
 	}
+	cal.calls = CAL_SAMPLES * CAL_SYSCALLS;
 	cal.syscall_ns = fl_median_sort(sys, CAL_SAMPLES);
 	cal.iter_ns = fl_median_sort(it, CAL_SAMPLES);
 	/* a clock too coarse to time an iteration: the smallest spin that
@@ -81,7 +81,7 @@ static void calibrate(void)
 		cal.limit = 2;
 	else if (cal.syscall_ns >= cal.iter_ns * FL_USER_SPIN_MAX)
 		cal.limit = FL_USER_SPIN_MAX;
-	else {	/* the quotient rounded up: 1..FL_USER_SPIN_MAX */
+	else {	/* the quotient rounded up, at least 2 */
 		q = (uint32_t)(cal.syscall_ns / cal.iter_ns);
 		cal.limit = q + (q * cal.iter_ns < cal.syscall_ns);
 		if (cal.limit < 2)

@@ -296,13 +296,13 @@ static void stats_print(void)
 	say("futexlock-preload: stats: cond waits %lu wake-syscalls %lu; pass-through calls %lu",
 	    U(s[6]), U(s[7]), U(s[8]));
 	{
-		bool cal = atomic_load(&g_cal_pid) != 0;	/* calibrated */
-		const struct fl_user_spin_cal *c = cal ? fl_user_spin_calibrate() : NULL;
+		pid_t cal_pid = atomic_load(&g_cal_pid);	/* 0: not calibrated */
+		const struct fl_user_spin_cal *c = cal_pid ? fl_user_spin_calibrate() : NULL;
 
 		say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-to-kernel %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u",
 		    U(s[9]), U(s[10]), U(s[11]), c ? c->limit : 0,
 		    c ? c->syscall_ns : 0.0, c ? c->iter_ns : 0.0,
-		    c && atomic_load(&g_cal_pid) == getpid() ? c->calls : 0);
+		    c && cal_pid == getpid() ? c->calls : 0);
 	}
 	say("futexlock-preload: stats: misuse: unlock by non-owner %lu, unlock of unlocked %lu, relock by owner %lu, destroy of locked %lu",
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
@@ -552,7 +552,7 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 			fl_user_spin_calibrate();
 			atomic_store(&g_cal_pid, getpid());
 		}
-		budget = fl_user_spin_calibrate()->limit;
+		budget = fl_user_spin_limit(true);	/* cached after calibrating */
 		STAT(user_spins);
 		r = fl_user_spin(w, tid, &budget);
 		if (r == FL_USPIN_TAKEN) {

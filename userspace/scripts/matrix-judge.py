@@ -197,6 +197,13 @@ def counters_block(c):
 APPS_TABLE = os.environ.get("FL_APPS_TABLE") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "..", "build", "apps_table")
 BASE, CONTROL = "futex_lock", "futex_lock (A/A)"
+
+
+def engine_name(inst):
+    """an instance's name for the engine: FUTEX_LOCK is its baseline
+    "glibc", the A/A copy its control "glibc-aa" (apps_table's names)"""
+    return {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
+
 POOL_MAX_PAIRS = 200	# apps_table's MAXR
 
 
@@ -267,7 +274,7 @@ def lever_main(cells, other):
                 continue
             by = {}
             for rep, d in boot_reps(c).items():
-                by[rep] = {{BASE: "glibc", CONTROL: "glibc-aa"}.get(i, i): v for i, v in d.items()}
+                by[rep] = {engine_name(i): v for i, v in d.items()}
             vs = versus(by, other) or {}
             aa = c["aa"] or {}
             verdict = vs.get("verdict") or "failed"
@@ -319,7 +326,7 @@ def pooled(boots):
         for rep in sorted(reps):
             k += 1
             for inst, v in reps[rep].items():
-                name = {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
+                name = engine_name(inst)
                 if name in ("glibc", "glibc-aa", "adaptive") + MAINLINE:
                     rows.append((name, k, v))
     c0 = boots[0]
