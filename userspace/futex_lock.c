@@ -99,11 +99,14 @@ static void usage(FILE *f)
 "                be). For an ablation:\n"
 "                --compare -m adaptive -m adaptive@spin_backoff=0\n"
 "                --baseline adaptive\n"
-"                One knob is this program's, no kernel file, and needs\n"
+"                Two knobs are this program's, no kernel file, and need\n"
 "                neither root nor debugfs: user_spin (0 or 1), the user-\n"
 "                space spin before the lock op (one kernel round trip at\n"
 "                most), on by default for adaptive, off for futex_lock;\n"
-"                the other modes refuse it\n"
+"                user_spin_woken (0 or 1, default 1), the spin skipped\n"
+"                while the lock is marked (an unlock through the kernel\n"
+"                woke a waiter that has not taken it yet); the other\n"
+"                modes refuse both\n"
 "  --compare     run the modes (all, or the -m ones) in R paired repetitions,\n"
 "                in a new random order each repetition, plus an A/A control\n"
 "                (the baseline again as a separate instance); print per mode\n"
@@ -209,9 +212,9 @@ static void add_mode(struct opts *o, const char *arg)
 	    (at && fl_knobs_parse(at + 1, &m->knobs)))
 		bad_arg("-m", arg);
 	for (int i = 0; i < m->knobs.n; i++)	/* a row that switches nothing */
-		if (!strcmp(m->knobs.name[i], "user_spin") &&
+		if (!strncmp(m->knobs.name[i], "user_spin", 9) &&
 		    m->ops->user_spin == FL_USPIN_NEVER)
-			bad_arg("-m (user_spin: futex_lock and adaptive only)", arg);
+			bad_arg("-m (user_spin, user_spin_woken: futex_lock and adaptive only)", arg);
 	strcpy(m->label, arg);
 	o->nmodes++;
 }
@@ -502,11 +505,13 @@ static void print_user_spin(const struct fl_bench_result *r)
 	const struct fl_counters *t = &r->total;
 
 	printf("user spin: %s, limit %u iterations (futex(2) round trip %.0f ns / %.1f ns per iteration); %" PRIu64
-	       " spins, %" PRIu64 " took the lock (%.2f%%), %" PRIu64 " left it to the kernel, %.1f reads per spin\n",
+	       " spins, %" PRIu64 " took the lock (%.2f%%), %" PRIu64 " left it to the kernel, %.1f reads per spin; %"
+	       PRIu64 " skipped (woken mark, honoured: %s)\n",
 	       r->user_spin_limit ? "on" : "off", cal->limit,
 	       cal->syscall_ns, cal->iter_ns, t->user_spins, t->user_spin_acquired,
 	       fl_pct(t->user_spin_acquired, t->user_spins), t->user_spin_to_kernel,
-	       t->user_spins ? (double)t->user_spin_iters / (double)t->user_spins : 0.0);
+	       t->user_spins ? (double)t->user_spin_iters / (double)t->user_spins : 0.0,
+	       t->user_spin_skipped, r->user_spin_woken ? "yes" : "no");
 }
 
 static void print_latency(const struct opts *o, const struct fl_bench_result *r)
@@ -764,9 +769,11 @@ static void json_run(const struct opts *o, const struct run *run,
 		fprintf(jout, ", \"iter_ns\": ");
 		json_num(cal->iter_ns);
 		fprintf(jout, ", \"spins\": %" PRIu64 ", \"acquired\": %" PRIu64
-			", \"to_kernel\": %" PRIu64 ", \"iterations\": %" PRIu64 "}",
+			", \"to_kernel\": %" PRIu64 ", \"iterations\": %" PRIu64
+			", \"skipped\": %" PRIu64 ", \"woken_mark\": %s}",
 			r->total.user_spins, r->total.user_spin_acquired,
-			r->total.user_spin_to_kernel, r->total.user_spin_iters);
+			r->total.user_spin_to_kernel, r->total.user_spin_iters,
+			r->total.user_spin_skipped, r->user_spin_woken ? "true" : "false");
 	}
 	fprintf(jout, ",\n%s \"user_s\": ", ind);
 	json_num(r->user_s);

@@ -162,6 +162,9 @@ struct fl_counters {
 	uint64_t user_spin_acquired;
 	uint64_t user_spin_to_kernel;
 	uint64_t user_spin_iters;
+	/* slow locks that did not spin: the lock's woken mark was set
+	 * (fl_woken_marked()) */
+	uint64_t user_spin_skipped;
 };
 
 struct fl_lock;
@@ -188,6 +191,8 @@ struct fl_lock_ops {
 
 struct fl_lock {
 	_Alignas(FL_CACHELINE) _Atomic uint32_t word;
+	_Atomic uint32_t woken;	/* the woken mark (fl_woken_mark()), the
+				 * word's line, in the padding before mutex */
 	pthread_mutex_t mutex;
 	const struct fl_lock_ops *ops;
 	int futex_private;	/* FUTEX_PRIVATE_FLAG, or 0 for shared (-S) */
@@ -302,6 +307,50 @@ static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
  * own TID: the kernel's to decide).  fl_user_spin_step() is the rule for
  * one read, apart so that tests can feed it sequences.
  */
+/*
+ * The woken mark: a waiter woken for this lock may be on its way.
+ *
+ * FUTEX_UNLOCK writes 0 and wakes the first waiter; until that waiter is
+ * back in the kernel with the lock, the word reads 0 or a TID with
+ * FUTEX_WAITERS clear although others may be queued (lock.c's table:
+ * "0, queued, [woken]").  The kernel's spinner does not spin then (it
+ * sees the queue: spin_check_waiters, spin_check_first_wake); the user
+ * spin cannot see it and would take the lock from the woken waiter, which
+ * then sleeps again, and the lock keeps going to the threads that are
+ * running while the queued ones wait: with more threads than CPUs, fewer
+ * threads runnable, a CPU idle (QEMU TCG, 2 vCPUs, 256 threads, hold 1000,
+ * outside 10000: ADAPTIVE 0.95 [0.95-0.97] of FUTEX_LOCK, per-thread
+ * iterations' variation 229 % against 129 %; FUTEX_LOCK_ADAPTIVE alone
+ * 0.98).
+ *
+ * So the owner that unlocks through the kernel marks the lock first
+ * (FUTEX_WAITERS was set: somebody was queued), a locker that finds the
+ * mark does not spin in user space but goes to the lock op, whose rules
+ * see the queue, and the next acquisition through the lock op clears it
+ * (the woken waiter's, or one that found the queue gone).  The mark is a
+ * hint: relaxed, in the word's cache line, never read for exclusion; a
+ * stale mark costs one contended lock its user spin, a missed one is
+ * the spin as before.  Marked only when the unlock op is a syscall, so
+ * an uncontended lock never writes it; the knob user_spin_woken=0 makes
+ * lockers ignore it (the lever's ablation).
+ */
+static inline void fl_woken_mark(_Atomic uint32_t *m)
+{
+	atomic_store_explicit(m, 1, memory_order_relaxed);
+}
+
+static inline bool fl_woken_marked(_Atomic uint32_t *m)
+{
+	return atomic_load_explicit(m, memory_order_relaxed) != 0;
+}
+
+/* after an acquisition through the lock op; no write if not marked */
+static inline void fl_woken_clear(_Atomic uint32_t *m)
+{
+	if (fl_woken_marked(m))
+		atomic_store_explicit(m, 0, memory_order_relaxed);
+}
+
 enum { FL_USPIN_SPENT, FL_USPIN_TAKEN, FL_USPIN_KERNEL };
 enum { FL_USPIN_READ_ON, FL_USPIN_TRY };	/* and FL_USPIN_KERNEL */
 
@@ -358,6 +407,11 @@ uint32_t fl_user_spin_limit(bool dflt);
 void fl_user_spin_set(int on);
 int fl_user_spin_get(void);
 extern _Atomic int fl_user_spin_knob;	/* fl_user_spin_get(), inline */
+/* the knob user_spin_woken: lockers honour the woken mark (1, default)
+ * or ignore it (0); -1 restores the default */
+void fl_user_spin_woken_set(int on);
+int fl_user_spin_woken_get(void);
+bool fl_user_spin_woken(void);	/* the mark is honoured now */
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
 #define FL_SPIN_LIMIT 100
@@ -515,7 +569,7 @@ void fl_kstats_delta(const struct fl_kstats *before,
 
 /* ---- spin-policy knobs (debugfs of the patched kernel, lib/knobs.c) ----- */
 #define FL_KNOB_DIR "/sys/kernel/debug/futex_lock"
-#define FL_KNOBS_MAX 11		/* the allowed knobs, each at most once */
+#define FL_KNOBS_MAX 12		/* the allowed knobs, each at most once */
 /*
  * Knob settings, "name=value[,name=value...]": spin_check_runnable,
  * spin_calibrate, spin_backoff, spin_check_waiters, spin_check_overload,
@@ -581,6 +635,7 @@ struct fl_bench_result {
 	/* locks with a user-space spin (ops->user_spin, not perf_loop):
 	 * fl_user_spin_limit() in force during the run, 0 while off */
 	uint32_t user_spin_limit;
+	bool user_spin_woken;		/* fl_user_spin_woken() in force */
 	double elapsed_s;		/* first thread start -> last thread end */
 	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */
 	double cpu_s;			/* summed CLOCK_THREAD_CPUTIME_ID (exact) */

@@ -284,8 +284,10 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->kstats.n = -1;
-	if (fl_user_spin_applies(cfg->ops, cfg->perf_loop))
+	if (fl_user_spin_applies(cfg->ops, cfg->perf_loop)) {
 		res->user_spin_limit = fl_user_spin_limit(cfg->ops->user_spin == FL_USPIN_ON);
+		res->user_spin_woken = fl_user_spin_woken();
+	}
 	fl_hist_init(&res->lat);
 	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0)) ||
 	    (cfg->perf_loop && (cfg->iterations || !cfg->ops->tid_lock_op))) {
@@ -390,6 +392,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			res->total.user_spin_acquired += x->c.user_spin_acquired;
 			res->total.user_spin_to_kernel += x->c.user_spin_to_kernel;
 			res->total.user_spin_iters += x->c.user_spin_iters;
+			res->total.user_spin_skipped += x->c.user_spin_skipped;
 			res->user_s += x->user_s;
 			res->sys_s += x->sys_s;
 			res->cpu_s += x->cpu_s;

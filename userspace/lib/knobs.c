@@ -18,23 +18,31 @@
 #include <string.h>
 
 /*
- * The allowlist: booleans take 0 or 1.  user_spin is this library's
- * setting, not a kernel file: the user-space spin of futex_lock and
- * adaptive (lib/userspin.c; on by default for adaptive only), set in
- * this process around the run like the others; it needs no debugfs.
+ * The allowlist: booleans take 0 or 1.  user_spin and user_spin_woken
+ * are this library's settings, not kernel files: the user-space spin of
+ * futex_lock and adaptive (lib/userspin.c; on by default for adaptive
+ * only) and whether it honours the woken mark (futexlock.h; by default),
+ * set in this process around the run like the others (get/set); they
+ * need no debugfs.
  */
-static const struct { const char *name; uint64_t max; bool user; } knob_defs[] = {
-	{ "spin_check_runnable", 1, false },
-	{ "spin_calibrate", 1, false },
-	{ "spin_backoff", 1, false },
-	{ "spin_check_waiters", 1, false },
-	{ "spin_check_overload", 1, false },
-	{ "spin_check_first_wake", 1, false },
-	{ "spin_check_queue", 1, false },
-	{ "spin_quiet_start", 1, false },
-	{ "spin_max_ns", UINT64_MAX, false },
-	{ "handoff_threshold", UINT32_MAX, false },
-	{ "user_spin", 1, true },
+static const struct {
+	const char *name;
+	uint64_t max;
+	int (*get)(void);	/* a user knob: no file */
+	void (*set)(int);
+} knob_defs[] = {
+	{ "spin_check_runnable", 1, NULL, NULL },
+	{ "spin_calibrate", 1, NULL, NULL },
+	{ "spin_backoff", 1, NULL, NULL },
+	{ "spin_check_waiters", 1, NULL, NULL },
+	{ "spin_check_overload", 1, NULL, NULL },
+	{ "spin_check_first_wake", 1, NULL, NULL },
+	{ "spin_check_queue", 1, NULL, NULL },
+	{ "spin_quiet_start", 1, NULL, NULL },
+	{ "spin_max_ns", UINT64_MAX, NULL, NULL },
+	{ "handoff_threshold", UINT32_MAX, NULL, NULL },
+	{ "user_spin", 1, fl_user_spin_get, fl_user_spin_set },
+	{ "user_spin_woken", 1, fl_user_spin_woken_get, fl_user_spin_woken_set },
 };
 #define NDEFS (sizeof(knob_defs) / sizeof(knob_defs[0]))
 _Static_assert(NDEFS == FL_KNOBS_MAX, "one slot per allowed knob");
@@ -43,6 +51,7 @@ _Static_assert(NDEFS == FL_KNOBS_MAX, "one slot per allowed knob");
 static struct {
 	char path[FL_KNOBS_MAX][256];
 	char old[FL_KNOBS_MAX][32];
+	int def[FL_KNOBS_MAX];	/* a user knob's (path "") */
 	volatile sig_atomic_t n;
 } saved;
 
@@ -186,13 +195,14 @@ static int apply_one(const struct fl_knobs *k, int i, char *err, size_t len)
 	bool opened;
 	int e;
 
-	if (knob_defs[k->def[i]].user) {	/* no file: path "" */
+	if (knob_defs[k->def[i]].get) {	/* no file: path "" */
 		path[0] = '\0';
-		snprintf(old, sizeof(saved.old[i]), "%d", fl_user_spin_get());
+		saved.def[i] = k->def[i];
+		snprintf(old, sizeof(saved.old[i]), "%d", knob_defs[k->def[i]].get());
 		saved.n = i + 1;
 		if (k->value[i])	/* before the run, not in it */
 			fl_user_spin_calibrate();
-		fl_user_spin_set((int)k->value[i]);
+		knob_defs[k->def[i]].set((int)k->value[i]);
 		return 0;
 	}
 	if ((size_t)snprintf(path, sizeof(saved.path[i]), "%s/%s", fl_knob_dir(),
@@ -244,7 +254,7 @@ int fl_knobs_restore(char *err, size_t len)
 		if (saved.path[i][0])
 			e = file_write(saved.path[i], saved.old[i], NULL);
 		else
-			fl_user_spin_set(atoi(saved.old[i]));
+			knob_defs[saved.def[i]].set(atoi(saved.old[i]));
 
 		if (e && !ret)
 			ret = knob_err(err, len, saved.path[i], "cannot restore", e);

@@ -32,6 +32,7 @@ static inline bool cas_acq(_Atomic uint32_t *w, uint32_t *expected, uint32_t v)
 static int word_init(struct fl_lock *l)
 {
 	atomic_store_explicit(&l->word, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->woken, 0, memory_order_relaxed);
 	return 0;
 }
 
@@ -112,6 +113,8 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 			return;
 	}
 	c->unlock_syscalls++;
+	if (op == FUTEX_UNLOCK)	/* before the wake-up it announces */
+		fl_woken_mark(&l->woken);
 	while (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) != 0) {
 		if (errno != EINTR)
 			fl_die(tid_op_name(op), errno);
@@ -123,7 +126,9 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
  * futex_lock and adaptive: the fast path (fl_tid_trylock()), then, if
  * the user-space spin is on for this lock (adaptive by default, futex_lock
  * with the knob user_spin=1; lib/userspin.c), fl_user_spin() for at most
- * one kernel round trip, then the lock op.  The perf-loop engine runs the
+ * one kernel round trip unless the lock carries the woken mark
+ * (fl_woken_mark(): a waiter woken by FUTEX_UNLOCK may be on its way),
+ * then the lock op, after which the mark is cleared.  The perf-loop engine runs the
  * fast path and the op only (perf's loop).
  */
 static int tid_spin_init(struct fl_lock *l)
@@ -144,15 +149,20 @@ static void tid_lock_spin_slow(struct fl_lock *l, struct fl_counters *c,
 	}
 	if (tid_resolve_and_try(l, &tid))
 		return;
-	r = fl_user_spin(&l->word, tid, &budget);
-	c->user_spins++;
-	c->user_spin_iters += limit - budget;
-	if (r == FL_USPIN_TAKEN) {
-		c->user_spin_acquired++;
-		return;
+	if (fl_woken_marked(&l->woken) && fl_user_spin_woken()) {
+		c->user_spin_skipped++;	/* a woken waiter may be on its way */
+	} else {
+		r = fl_user_spin(&l->word, tid, &budget);
+		c->user_spins++;
+		c->user_spin_iters += limit - budget;
+		if (r == FL_USPIN_TAKEN) {
+			c->user_spin_acquired++;
+			return;
+		}
+		c->user_spin_to_kernel += r == FL_USPIN_KERNEL;
 	}
-	c->user_spin_to_kernel += r == FL_USPIN_KERNEL;
 	fl_tid_lock_slow(l, c, tid, op);
+	fl_woken_clear(&l->woken);
 }
 
 static void futex_lock_lock(struct fl_lock *l, struct fl_counters *c)

@@ -107,6 +107,23 @@ uint32_t fl_user_spin_limit(bool dflt)
 	return l ? l : fl_user_spin_calibrate()->limit;
 }
 
+static _Atomic int woken_knob = -1;	/* -1: honour the mark (default) */
+
+void fl_user_spin_woken_set(int on)
+{
+	atomic_store_explicit(&woken_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
+}
+
+int fl_user_spin_woken_get(void)
+{
+	return atomic_load_explicit(&woken_knob, memory_order_relaxed);
+}
+
+bool fl_user_spin_woken(void)
+{
+	return fl_user_spin_woken_get() != 0;
+}
+
 void fl_user_spin_set(int on)
 {
 	atomic_store_explicit(&fl_user_spin_knob, on < 0 ? -1 : !!on, memory_order_relaxed);

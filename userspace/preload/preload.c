@@ -84,6 +84,15 @@ static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
  */
 static int g_user_spin;
 static _Atomic pid_t g_cal_pid;
+/*
+ * The woken mark (futexlock.h, fl_woken_mark()) in glibc's __nusers,
+ * which converted mutexes do not use: every unlock through the kernel
+ * marks, a spinning mode's locker that finds the mark goes to the lock op
+ * without spinning and its acquisition there clears it.
+ * FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0: the mark is ignored (the lever's
+ * ablation, as futex_lock's user_spin_woken=0).
+ */
+static int g_user_spin_woken = 1;
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
 /*
  * An untimed lock sleeps at most this many seconds at a time (0: forever).
@@ -100,7 +109,8 @@ static TLS pid_t t_tid;
 struct tstats {
 	uint64_t lock_fast, lock_slow, lock_syscalls, trylock_busy,
 		 unlock_fast, unlock_syscalls, cond_waits, cond_wake_syscalls,
-		 passthrough_calls, user_spins, user_spin_acquired, user_spin_to_kernel;
+		 passthrough_calls, user_spins, user_spin_acquired, user_spin_to_kernel,
+		 user_spin_skipped;
 };
 #define NST (sizeof(struct tstats) / sizeof(uint64_t))
 static TLS struct tstats t_st;
@@ -299,10 +309,11 @@ static void stats_print(void)
 		pid_t cal_pid = atomic_load(&g_cal_pid);	/* 0: not calibrated */
 		const struct fl_user_spin_cal *c = cal_pid ? fl_user_spin_calibrate() : NULL;
 
-		say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-to-kernel %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u",
+		say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-to-kernel %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u user-spin-skipped %lu (woken mark %s)",
 		    U(s[9]), U(s[10]), U(s[11]), c ? c->limit : 0,
 		    c ? c->syscall_ns : 0.0, c ? c->iter_ns : 0.0,
-		    c && cal_pid == getpid() ? c->calls : 0);
+		    c && cal_pid == getpid() ? c->calls : 0, U(s[12]),
+		    g_user_spin_woken ? "honoured" : "ignored");
 	}
 	say("futexlock-preload: stats: misuse: unlock by non-owner %lu, unlock of unlocked %lu, relock by owner %lu, destroy of locked %lu",
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
@@ -356,6 +367,8 @@ static void do_init(void)
 #else
 	g_user_spin = mode == M_ADAPTIVE || mode == M_EMULATE;
 #endif
+	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN");
+	g_user_spin_woken = !(u && !strcmp(u, "0")) && !BROKEN(21);
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
 	if (s && *s)
@@ -404,6 +417,12 @@ EXPORT const char *futexlock_preload_mode(void)
 static inline _Atomic uint32_t *mword(pthread_mutex_t *m)
 {
 	return (_Atomic uint32_t *)&m->__data.__lock;
+}
+
+/* the woken mark (g_user_spin_woken): glibc's __nusers */
+static inline _Atomic uint32_t *mwoken(pthread_mutex_t *m)
+{
+	return (_Atomic uint32_t *)&m->__data.__nusers;
 }
 
 /* -1: pass through to glibc; else the type (0..3) */
@@ -553,14 +572,18 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 			atomic_store(&g_cal_pid, getpid());
 		}
 		budget = fl_user_spin_limit(true);	/* cached after calibrating */
-		STAT(user_spins);
-		r = fl_user_spin(w, tid, &budget);
-		if (r == FL_USPIN_TAKEN) {
-			STAT(user_spin_acquired);
-			goto acquired;
+		if (g_user_spin_woken && fl_woken_marked(mwoken(m))) {
+			STAT(user_spin_skipped);	/* a woken waiter may be on its way */
+		} else {
+			STAT(user_spins);
+			r = fl_user_spin(w, tid, &budget);
+			if (r == FL_USPIN_TAKEN) {
+				STAT(user_spin_acquired);
+				goto acquired;
+			}
+			if (r == FL_USPIN_KERNEL)
+				STAT(user_spin_to_kernel);
 		}
-		if (r == FL_USPIN_KERNEL)
-			STAT(user_spin_to_kernel);
 	}
 	for (;;) {
 		struct timespec wd;
@@ -617,6 +640,8 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 		    (void *)m, strerror(r));
 		abort();
 	}
+	if (g_user_spin && !BROKEN(22))	/* through the lock op: the mark is spent */
+		fl_woken_clear(mwoken(m));
 acquired:
 	if (type == PTHREAD_MUTEX_RECURSIVE)
 		m->__data.__count = 1;
@@ -675,6 +700,9 @@ static int pl_unlock(pthread_mutex_t *m, int type)
 		return 0;
 	}
 	STAT(unlock_syscalls);
+#if !BROKEN(23)
+	fl_woken_mark(mwoken(m));	/* before the wake-up it announces */
+#endif
 	if (atomic_load_explicit(&g_mode, memory_order_relaxed) == M_EMULATE) {
 		atomic_store(w, 0);
 		sys_futex(w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);

@@ -156,22 +156,29 @@ def user_spin_block(c):
         u = r.get("user_spin")
         if not u or not r.get("ok"):
             continue
-        e = by.setdefault(r["instance"], {"it": 0, "on": set(), "limit": set(),
-                                          "spins": 0, "acquired": 0, "to_kernel": 0, "iterations": 0})
+        e = by.setdefault(r["instance"], {"it": 0, "on": set(), "limit": set(), "woken": set(),
+                                          "spins": 0, "acquired": 0, "to_kernel": 0, "iterations": 0,
+                                          "skipped": 0})
         e["it"] += r.get("iterations") or 0
         e["on"].add(u.get("on"))
         e["limit"].add(u.get("limit"))
-        for k in ("spins", "acquired", "to_kernel", "iterations"):
+        e["woken"].add(u.get("woken_mark"))
+        for k in ("spins", "acquired", "to_kernel", "iterations", "skipped"):
             e[k] += u.get(k) or 0
     out = []
     for inst in sorted(by):
         e = by[inst]
         pk = lambda x: 1000.0 * x / e["it"] if e["it"] else 0.0
+        # the woken mark (older runs have no such key: None, not shown)
+        wm = ("" if e["woken"] == {None} else
+              ", skipped (woken mark) %.4g%s" % (pk(e["skipped"]), "" if e["woken"] == {True}
+                                                 else " (mark ignored)" if e["woken"] == {False}
+                                                 else " (mark mixed)"))
         out.append("    %-24s user spin %s, limit %s; per 1000 iterations: spins %.4g, took the lock %.4g,"
-                   " left to the kernel %.4g, reads %.4g" % (
+                   " left to the kernel %.4g, reads %.4g%s" % (
                        inst, "on" if e["on"] == {True} else "off" if e["on"] == {False} else "mixed",
                        "/".join(str(x) for x in sorted(e["limit"])), pk(e["spins"]), pk(e["acquired"]),
-                       pk(e["to_kernel"]), pk(e["iterations"])))
+                       pk(e["to_kernel"]), pk(e["iterations"]), wm))
     return out
 
 

@@ -185,21 +185,25 @@ check "json_vs_text.py rejects text and JSON of different runs, even with PYTHON
 # is checked (off: no spin; on: a lock syscall implies a spin; each spin
 # that failed made a syscall; reads <= spins x limit).  The run has
 # LSC lock syscalls (JSON).
-# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC
+# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no]]
+# (SKIPPED: slow locks that skipped the spin, the woken mark honoured or not)
 uspin_case() {
 	"$PY" - "$TMP/i500.txt" "$TMP/i500.json" "$TMP/us.txt" "$TMP/us.json" "$@" <<'PYEOF'
 import json, sys
-t, j, ot, oj, on, lim, sp, acq, it, tsp, lsc = sys.argv[1:]
+t, j, ot, oj, on, lim, sp, acq, it, tsp, lsc = sys.argv[1:12]
+skp, wm = (sys.argv[12:] + ["0", "yes"][len(sys.argv[12:]):])[:2]
 txt = open(t).read().replace("mode: waitwake;", "mode: adaptive;")
 line = ("user spin: %s, limit %s iterations (futex(2) round trip 81 ns / 11.7 ns per iteration); "
-        "%s spins, %s took the lock (0.00%%), 0 left it to the kernel, 1.0 reads per spin\n" % (on, lim, tsp, acq))
+        "%s spins, %s took the lock (0.00%%), 0 left it to the kernel, 1.0 reads per spin; "
+        "%s skipped (woken mark, honoured: %s)\n" % (on, lim, tsp, acq, skp, wm))
 d = json.load(open(j))
 for r in d["runs"]:
     txt = txt.replace("lock syscalls: %d (" % r["lock_syscalls"], "lock syscalls: %s (" % lsc, 1)
     r["mode"] = "adaptive"
     r["lock_syscalls"] = int(lsc)
     r["user_spin"] = {"on": on == "on", "limit": int(lim), "syscall_ns": 81.2, "iter_ns": 11.71,
-                      "spins": int(sp), "acquired": int(acq), "to_kernel": 0, "iterations": int(it)}
+                      "spins": int(sp), "acquired": int(acq), "to_kernel": 0, "iterations": int(it),
+                      "skipped": int(skp), "woken_mark": wm == "yes"}
 txt = txt.replace("mode: adaptive;", line + "mode: adaptive;", 1)
 open(ot, "w").write(txt)
 json.dump(d, open(oj, "w"))
@@ -208,11 +212,14 @@ PYEOF
 }
 "$FL" -m waitwake -i 500 -t 2 -d 10 -w 10 --json-file "$TMP/i500.json" >"$TMP/i500.txt" 2>&1
 uspin_rc() { uspin_case "$@"; echo $?; }
-check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin while off, more taken than spun, more reads than the limit allows, a text count that differs, syscalls without a spin, failed spins without a syscall" \
+check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin while off, more taken than spun, more reads than the limit allows, a text count that differs, syscalls without a spin, failed spins without a syscall, a skip while off or while the mark is ignored, skips without a syscall" \
 	eval '[ "$(uspin_rc on 7 10 4 30 10 6)" = 0 ] && [ "$(uspin_rc off 7 10 0 30 10 10)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 11 30 10 6)" = 1 ] && [ "$(uspin_rc on 7 10 4 71 10 6)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 4 30 9 6)" = 1 ] && [ "$(uspin_rc off 7 0 0 0 0 5)" = 0 ] &&
-	      [ "$(uspin_rc on 7 0 0 0 0 5)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 5)" = 1 ]'
+	      [ "$(uspin_rc on 7 0 0 0 0 5)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 5)" = 1 ] &&
+	      [ "$(uspin_rc on 7 10 4 30 10 9 3)" = 0 ] && [ "$(uspin_rc on 7 0 0 0 0 5 5)" = 0 ] &&
+	      [ "$(uspin_rc off 7 0 0 0 0 5 2)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 no)" = 1 ] &&
+	      [ "$(uspin_rc on 7 10 4 30 10 8 3)" = 1 ]'
 
 # --- kernel stats: a fake debugfs file whose values change during the run.
 # The file is a FIFO, so each of the run's two readings (before and after)
@@ -280,6 +287,8 @@ bad -m adaptive@user_spin=2
 bad -m adaptive@user_spin=0,user_spin=1
 bad -m pthread@user_spin=0
 bad -m waitwake@user_spin=1
+bad -m pthread@user_spin_woken=0
+bad -m adaptive@user_spin_woken=2
 bad -m nosuchlock@spin_backoff=1
 bad --compare --baseline pthread@spin_backoff=0
 KD=$TMP/knobs
@@ -369,7 +378,8 @@ out=$("$FL" --help)
 check "--help documents -m MODE@KNOB=VALUE, the knobs, and that it needs root and the patched kernel" \
 	eval 'grep -qF -- "-m MODE@KNOB=VALUE[,KNOB=VALUE...]" <<<"$out" &&
 	      grep -q "spin_check_runnable" <<<"$out" && grep -q "Needs root and the patched" <<<"$out" &&
-	      grep -q "user_spin (0 or 1)" <<<"$out" && grep -q "the other modes refuse it" <<<"$out"'
+	      grep -q "user_spin (0 or 1)" <<<"$out" &&
+	      grep -q "user_spin_woken (0 or 1, default 1)" <<<"$out" && grep -q "modes refuse both" <<<"$out"'
 
 # --- negative control: the engine's exclusion check catches a lock that
 # excludes nobody at -d 0 (the owner word, struct fl_owner).  Time-bounded, so

@@ -92,19 +92,20 @@ stats_run() {
 		check "stats $m: one converted normal mutex, lock fast+slow >= 20000 ($fast+$slow)" \
 			eval 'grep -q "converted mutexes: normal 1+0 " "$TMP/f.err" && [ $((fast + slow)) -ge 20000 ]'
 		# the user-space spin: adaptive only; every slow lock spins
-		# first, and every spin that did not take the lock made a
-		# lock syscall
-		local usp usa usl lsc
+		# first or skips the spin (the woken mark), and every spin
+		# that did not take the lock and every skip made a lock syscall
+		local usp usa usl lsc usk
 		usp=$(sval user-spins "$TMP/f.err") usa=$(sval user-spin-acquired "$TMP/f.err")
 		usl=$(sval user-spin-limit "$TMP/f.err") lsc=$(sval lock-syscalls "$TMP/f.err")
+		usk=$(sval user-spin-skipped "$TMP/f.err")
 		if [ "$m" = adaptive ] || [ "$m" = emulate ]; then
 			# (calibrated at the first contended lock: none, no limit)
-			check "stats $m: user spin calibrated (limit $usl); $usp spins = $slow slow locks; $usa took it, the rest made >= 1 syscall each ($lsc)" \
-				eval '[ "$usp" = "$slow" ] && [ "$usa" -ge 0 ] && [ "$usa" -le "$usp" ] && [ "$lsc" -ge $((usp - usa)) ] &&
-				      { [ "$usl" -ge 2 ] || [ "$slow" = 0 ]; }'
+			check "stats $m: user spin calibrated (limit $usl); $usp spins + $usk skipped = $slow slow locks; $usa took it, the rest made >= 1 syscall each ($lsc)" \
+				eval '[ $((usp + usk)) = "$slow" ] && [ "$usk" -ge 0 ] && [ "$usa" -ge 0 ] && [ "$usa" -le "$usp" ] &&
+				      [ "$lsc" -ge $((usp - usa + usk)) ] && { [ "$usl" -ge 2 ] || [ "$slow" = 0 ]; }'
 		else
-			check "stats $m: no user spin ($usp spins, limit $usl)" \
-				eval '[ "$usp" = 0 ] && [ "$usa" = 0 ] && [ "$usl" = 0 ]'
+			check "stats $m: no user spin ($usp spins, $usk skipped, limit $usl)" \
+				eval '[ "$usp" = 0 ] && [ "$usa" = 0 ] && [ "$usl" = 0 ] && [ "$usk" = 0 ]'
 		fi
 	else
 		check "stats $m: mutexes passed through (mode off), no converted mutex" \
@@ -124,7 +125,22 @@ stats_run() {
 	fi
 }
 
-# smoke MODE: a real program, sysbench threads with one mutex for all
+# woken MODE SPINS SKIPPED [ENV=VALUE]: test_preload's woken-mark test in
+# one process (--in-process: it exits through exit(), so the preload
+# prints its stats): two contended locks, the second on a mutex marked by
+# hand; a spinning mode spins on the first and skips the second
+woken() {
+	local m=$1 sp=$2 sk=$3 e=${4:-} rc usp usk
+	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 $e \
+		"$TP" --in-process woken-mark >"$TMP/w.out" 2>"$TMP/w.err"
+	rc=$?
+	usp=$(sval user-spins "$TMP/w.err") usk=$(sval user-spin-skipped "$TMP/w.err")
+	[ $rc -eq 0 ] || comment "$TMP/w.err"
+	check "woken mark under $m${e:+ ($e)}: test_preload exit $rc (the mark as the mode expects); $usp spins (want $sp), $usk skipped (want $sk)" \
+		eval '[ $rc -eq 0 ] && [ "$usp" = "$sp" ] && [ "$usk" = "$sk" ]'
+}
+
+# smoke MODE: a real program# smoke MODE: a real program, sysbench threads with one mutex for all
 # threads, whose holder yields inside the lock: its own count must come
 # out, the preload must have converted its mutexes and (guest) entered the
 # kernel through FUTEX_LOCK, as the debugfs counters must show
@@ -188,6 +204,9 @@ if [ "$where" = host ]; then
 	stats_run off 0
 	stats_run emulate 1
 	stats_run emulate 1 nospin
+	woken emulate 1 1
+	woken emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
+	woken emulate 2 0 FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0
 	smoke off 0
 	smoke emulate 1
 else
@@ -197,6 +216,8 @@ else
 	stats_run lock 1
 	stats_run adaptive 1
 	stats_run adaptive 1 nospin
+	woken adaptive 1 1
+	woken lock 0 0
 	smoke lock 1
 	smoke adaptive 1
 fi

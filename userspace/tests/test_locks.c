@@ -653,6 +653,104 @@ static void test_user_spin(void)
 	test_user_spin_knob(cal->limit);
 }
 
+/*
+ * One contender against main's lock: main holds it (the woken mark set
+ * by hand if hand_mark), the contender enters fl_lock() and sets
+ * FUTEX_WAITERS to sleep, main unlocks (through FUTEX_UNLOCK).  Returns the contender's counters, main's unlock syscalls and
+ * the mark left afterwards; false if a thread failed or never blocked.
+ */
+static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark,
+			struct fl_counters *tc, uint64_t *main_unlock_sys,
+			uint32_t *mark_before, uint32_t *mark_after)
+{
+	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
+	struct thr t;
+	struct fl_counters mc = { 0 };
+	bool ok;
+
+	memset(sh, 0, sizeof(*sh));
+	memset(&t, 0, sizeof(t));
+	fl_lock_init(&sh->lock, ops);
+	pthread_barrier_init(&sh->barrier, NULL, 2);
+	fl_lock(&sh->lock, &mc);
+	fl_unlock(&sh->lock, &mc);		/* user space: no mark */
+	*mark_before = atomic_load(&sh->lock.woken);
+	fl_lock(&sh->lock, &mc);
+	if (hand_mark)
+		fl_woken_mark(&sh->lock.woken);
+	t.sh = sh;
+	ok = !pthread_create(&t.th, NULL, contend_worker, &t);
+	if (ok) {
+		pthread_barrier_wait(&sh->barrier);
+		/* it asked to sleep: FUTEX_WAITERS (60 s: a hang guard) */
+		uint64_t end = fl_now_ns() + 60 * 1000000000ull;
+
+		while (ok && !(atomic_load(&sh->lock.word) & FUTEX_WAITERS)) {
+			ok = fl_now_ns() < end;
+			fl_poll_pause();
+		}
+	}
+	fl_unlock(&sh->lock, &mc);
+	if (t.th)
+		pthread_join(t.th, NULL);
+	pthread_barrier_destroy(&sh->barrier);
+	*tc = t.c;
+	*main_unlock_sys = mc.unlock_syscalls;
+	*mark_after = atomic_load(&sh->lock.woken);
+	ok = ok && sh->counter == 1;
+	fl_lock_destroy(&sh->lock);
+	free(sh);
+	return ok;
+}
+
+/*
+ * The woken mark (futexlock.h): FUTEX_UNLOCK marks the lock; a spinning
+ * locker that finds the mark goes to the kernel without spinning, and
+ * its acquisition there clears it; user_spin_woken=0 ignores it.
+ */
+static int test_woken_mark(bool require)
+{
+	const struct fl_lock_ops *fl = fl_lock_find("futex_lock"),
+				 *ad = fl_lock_find("adaptive");
+	struct fl_counters c, c0;
+	uint64_t mus, mus0;
+	uint32_t before, after, before0, after0;
+	bool ok, ok0;
+
+	if (!fl_lock_available(fl) || !fl_lock_available(ad)) {
+		for (int k = 0; k < 2; k++) {
+			printf("%s %d - woken mark # %s kernel has no FUTEX_LOCK\n",
+			       require ? "not ok" : "ok", ++testno, require ? "" : "SKIP");
+			failures += require;
+		}
+		return require ? 0 : 2;
+	}
+	/* futex_lock does not spin: nothing clears the mark it gets */
+	ok = woken_round(fl, false, &c, &mus, &before, &after);
+	snprintf(msg_buf, sizeof(msg_buf),
+		 "after a user-space unlock %u; main's unlock syscalls %" PRIu64 ", mark after %u",
+		 before, mus, after);
+	tap(ok && before == 0 && mus == 1 && after == 1,
+	    "%s: an unlock through FUTEX_UNLOCK marks the lock, one in user space does not",
+	    "woken mark", msg_buf);
+
+	ok = woken_round(ad, true, &c, &mus, &before, &after);
+	fl_user_spin_woken_set(0);
+	ok0 = woken_round(ad, true, &c0, &mus0, &before0, &after0);
+	fl_user_spin_woken_set(-1);
+	snprintf(msg_buf, sizeof(msg_buf),
+		 "marked: spins %" PRIu64 ", skipped %" PRIu64 ", lock syscalls %" PRIu64
+		 ", mark after %u; user_spin_woken=0: spins %" PRIu64 ", skipped %" PRIu64,
+		 c.user_spins, c.user_spin_skipped, c.lock_syscalls, after,
+		 c0.user_spins, c0.user_spin_skipped);
+	tap(ok && ok0 && mus == 1 && mus0 == 1 && c.user_spins == 0 && c.user_spin_skipped == 1 && c.lock_syscalls >= 1 &&
+	    after == 0 && c0.user_spins == 1 && c0.user_spin_skipped == 0 && after0 == 0 &&
+	    fl_user_spin_woken_get() == -1,
+	    "%s: a marked lock is not spun on but taken through the kernel, which clears the mark; user_spin_woken=0 spins",
+	    "woken mark", msg_buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
@@ -686,7 +784,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 12;
+	ntests = nsel * 3 + 14;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
@@ -696,6 +794,7 @@ int main(int argc, char **argv)
 	test_gettid_fork();
 	test_first_lock_empty_tid_cache();
 	test_user_spin();
+	skips += test_woken_mark(require);
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];

@@ -678,6 +678,68 @@ static int t_cond_cancel(void)
 	return 0;
 }
 
+/* ---- the woken mark (futexlock.h: fl_woken_mark(); glibc's __nusers) ----- */
+struct woken_ctx {
+	pthread_mutex_t m;
+	_Atomic pid_t tid;
+	_Atomic int seen;	/* the mark right after the contender's lock */
+};
+
+static void *woken_contender(void *p)
+{
+	struct woken_ctx *x = p;
+
+	atomic_store(&x->tid, tid());
+	pthread_mutex_lock(&x->m);
+	atomic_store(&x->seen, (int)atomic_load((_Atomic unsigned *)&x->m.__data.__nusers));
+	pthread_mutex_unlock(&x->m);
+	return NULL;
+}
+
+/* main holds x->m (marked by hand if hand), a contender blocks on it
+ * (FUTEX_WAITERS), main unlocks; the mark the contender saw once it had
+ * the lock */
+static int woken_round(struct woken_ctx *x, int hand)
+{
+	_Atomic uint32_t *w = (_Atomic uint32_t *)&x->m.__data.__lock;
+	pthread_t t;
+
+	atomic_store(&x->tid, 0);
+	atomic_store(&x->seen, -1);
+	if (pthread_mutex_lock(&x->m))
+		return -2;
+	if (hand)
+		atomic_store((_Atomic unsigned *)&x->m.__data.__nusers, 1);
+	t = spawn(woken_contender, x);
+	while (!(atomic_load(w) & FUTEX_WAITERS))	/* an event; the guard bounds it */
+		usleep(100);
+	pthread_mutex_unlock(&x->m);
+	join(t);
+	return atomic_load(&x->seen);
+}
+
+/*
+ * The unlock through the kernel (the contender set FUTEX_WAITERS) marks
+ * the mutex; the contender's acquisition through the lock op clears it
+ * where the preload spins (adaptive, emulate; not with
+ * FUTEXLOCK_PRELOAD_USER_SPIN=0), not where it does not (lock).  Round 2
+ * marks by hand: a spinning mode's contender must skip its spin, which
+ * only the stats show (preload-tests.sh runs this test with --in-process
+ * and FUTEXLOCK_PRELOAD_STATS=1: user-spins 1, user-spin-skipped 1).
+ */
+static int t_woken_mark(void)
+{
+	const char *u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
+	int spins = (!strcmp(g_mode, "adaptive") || !strcmp(g_mode, "emulate")) &&
+		    !(u && !strcmp(u, "0"));
+	struct woken_ctx x = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };
+
+	EQ(x.m.__data.__nusers, 0);
+	EQ(woken_round(&x, 0), spins ? 0 : 1);
+	EQ(woken_round(&x, 1), spins ? 0 : 1);
+	return 0;
+}
+
 /* ---- pass-through kinds --------------------------------------------------- */
 static void *lock_and_exit(void *m)
 {
@@ -1060,6 +1122,7 @@ static const struct test {
 	{ "destroy-locked", t_destroy_locked, ANY, "pthread_mutex_destroy of mutex", "destroy of a locked mutex: EBUSY (+ message)" },
 	{ "owner-died", t_owner_died, CONV, "has exited without unlocking it", "non-robust owner died: message and abort, not a hang" },
 	{ "owner-died-asleep", t_owner_died_asleep, CONV, "has exited without unlocking it", "non-robust owner died while a waiter slept: message and abort within the owner check period" },
+	{ "woken-mark", t_woken_mark, CONV, NULL, "an unlock through the kernel marks the mutex; a spinning mode's acquisition through the lock op clears it" },
 	{ "relock-normal", t_relock_normal, CONV, "locked again by its owner", "normal mutex relocked by its owner: EDEADLK and a message, not a hang" },
 	{ "c11", t_c11, ANY, NULL, "C11 mtx_* and cnd_*" },
 	{ "old-symbols", t_old_symbols, ANY, NULL, "__pthread_mutex_lock/unlock/trylock@GLIBC_2.2.5" },
@@ -1133,6 +1196,17 @@ int main(int argc, char **argv)
 	if (argc > 2 && !strcmp(argv[1], "--expect-mode")) {
 		expect = argv[2];
 		i = 3;
+	}
+	/* one test in this process, no fork: it exits through exit(), so
+	 * that the preload prints its stats (FUTEXLOCK_PRELOAD_STATS=1) */
+	if (argc == 3 && !strcmp(argv[1], "--in-process")) {
+		for (size_t k = 0; k < NTESTS; k++)
+			if (!strcmp(argv[2], tests[k].name)) {
+				alarm(g_guard);
+				return tests[k].fn() ? 1 : 0;
+			}
+		fprintf(stderr, "test_preload: no test %s\n", argv[2]);
+		return 2;
 	}
 	printf("TAP version 13\n# preload mode: %s (mutexes %s), hang guard %u s\n",
 	       g_mode, g_conv ? "converted" : "glibc's", g_guard);
