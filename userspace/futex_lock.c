@@ -211,10 +211,20 @@ static void add_mode(struct opts *o, const char *arg)
 	if (!m->ops || strlen(arg) >= sizeof(m->label) ||
 	    (at && fl_knobs_parse(at + 1, &m->knobs)))
 		bad_arg("-m", arg);
-	for (int i = 0; i < m->knobs.n; i++)	/* a row that switches nothing */
-		if (!strncmp(m->knobs.name[i], "user_spin", 9) &&
-		    m->ops->user_spin == FL_USPIN_NEVER)
+	for (int i = 0; i < m->knobs.n; i++) {	/* a row that switches nothing */
+		int spin = m->ops->user_spin == FL_USPIN_ON;	/* the lock's default */
+
+		if (!fl_knob_is_user(&m->knobs, i))
+			continue;
+		if (m->ops->user_spin == FL_USPIN_NEVER)
 			bad_arg("-m (user_spin, user_spin_woken: futex_lock and adaptive only)", arg);
+		for (int j = 0; j < m->knobs.n; j++)
+			if (!strcmp(m->knobs.name[j], "user_spin"))
+				spin = (int)m->knobs.value[j];
+		/* the woken mark matters only where the lock spins */
+		if (!strcmp(m->knobs.name[i], "user_spin_woken") && !spin)
+			bad_arg("-m (user_spin_woken: only where the lock spins; futex_lock needs user_spin=1)", arg);
+	}
 	strcpy(m->label, arg);
 	o->nmodes++;
 }
@@ -770,7 +780,7 @@ static void json_run(const struct opts *o, const struct run *run,
 		json_num(cal->iter_ns);
 		fprintf(jout, ", \"spins\": %" PRIu64 ", \"acquired\": %" PRIu64
 			", \"to_kernel\": %" PRIu64 ", \"iterations\": %" PRIu64
-			", \"skipped\": %" PRIu64 ", \"woken_mark\": %s}",
+			", \"skipped\": %" PRIu64 ", \"woken_mark_honoured\": %s}",
 			r->total.user_spins, r->total.user_spin_acquired,
 			r->total.user_spin_to_kernel, r->total.user_spin_iters,
 			r->total.user_spin_skipped, r->user_spin_woken ? "true" : "false");

@@ -300,57 +300,14 @@ static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
  * sleeps: after FUTEX_UNLOCK woke a waiter the word reads 0 or a TID
  * while others may still be queued (lock.c's table), and the spin may
  * take the lock before the woken waiter (the kernel counts that waiter
- * in lost_after_wake), as the fast path may.
+ * in lost_after_wake), as the fast path may; the caller does not spin
+ * while the lock carries the woken mark (below), which covers part of it.
  * At most *budget reads; each read is taken off *budget.  tid must be
  * the caller's TID, never 0.  Returns FL_USPIN_TAKEN (acquire order),
  * FL_USPIN_SPENT (the budget ran out) or FL_USPIN_KERNEL (a flag or our
  * own TID: the kernel's to decide).  fl_user_spin_step() is the rule for
  * one read, apart so that tests can feed it sequences.
  */
-/*
- * The woken mark: a waiter woken for this lock may be on its way.
- *
- * FUTEX_UNLOCK writes 0 and wakes the first waiter; until that waiter is
- * back in the kernel with the lock, the word reads 0 or a TID with
- * FUTEX_WAITERS clear although others may be queued (lock.c's table:
- * "0, queued, [woken]").  The kernel's spinner does not spin then (it
- * sees the queue: spin_check_waiters, spin_check_first_wake); the user
- * spin cannot see it and would take the lock from the woken waiter, which
- * then sleeps again, and the lock keeps going to the threads that are
- * running while the queued ones wait: with more threads than CPUs, fewer
- * threads runnable, a CPU idle (QEMU TCG, 2 vCPUs, 256 threads, hold 1000,
- * outside 10000: ADAPTIVE 0.95 [0.95-0.97] of FUTEX_LOCK, per-thread
- * iterations' variation 229 % against 129 %; FUTEX_LOCK_ADAPTIVE alone
- * 0.98).
- *
- * So the owner that unlocks through the kernel marks the lock first
- * (FUTEX_WAITERS was set: somebody was queued), a locker that finds the
- * mark does not spin in user space but goes to the lock op, whose rules
- * see the queue, and the next acquisition through the lock op clears it
- * (the woken waiter's, or one that found the queue gone).  The mark is a
- * hint: relaxed, in the word's cache line, never read for exclusion; a
- * stale mark costs one contended lock its user spin, a missed one is
- * the spin as before.  Marked only when the unlock op is a syscall, so
- * an uncontended lock never writes it; the knob user_spin_woken=0 makes
- * lockers ignore it (the lever's ablation).
- */
-static inline void fl_woken_mark(_Atomic uint32_t *m)
-{
-	atomic_store_explicit(m, 1, memory_order_relaxed);
-}
-
-static inline bool fl_woken_marked(_Atomic uint32_t *m)
-{
-	return atomic_load_explicit(m, memory_order_relaxed) != 0;
-}
-
-/* after an acquisition through the lock op; no write if not marked */
-static inline void fl_woken_clear(_Atomic uint32_t *m)
-{
-	if (fl_woken_marked(m))
-		atomic_store_explicit(m, 0, memory_order_relaxed);
-}
-
 enum { FL_USPIN_SPENT, FL_USPIN_TAKEN, FL_USPIN_KERNEL };
 enum { FL_USPIN_READ_ON, FL_USPIN_TRY };	/* and FL_USPIN_KERNEL */
 
@@ -385,6 +342,61 @@ static inline int fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budg
 		fl_cpu_relax();
 	}
 	return FL_USPIN_SPENT;
+}
+
+/*
+ * The woken mark: a waiter woken for this lock may be on its way.
+ *
+ * FUTEX_UNLOCK writes 0 and wakes the first waiter; until that waiter is
+ * back with the lock, the word reads 0 or a TID with FUTEX_WAITERS clear
+ * although others may still be queued (lock.c's table: "0, queued,
+ * [woken]").  The kernel's spinner does not spin while anybody is queued
+ * (spin_check_waiters); the user spin cannot see the queue and takes the
+ * lock from the woken waiter, which then sleeps again, while the lock
+ * stays with the threads that are running.  Measured where threads
+ * outnumber CPUs, in one guest probe (QEMU TCG, 2 vCPUs, 256 threads,
+ * hold 1000, outside 10000, 20 pairs): ADAPTIVE 0.95 [0.95-0.97] of
+ * FUTEX_LOCK, the kernel op alone 0.98 [0.95-1.01], and the per-thread
+ * iteration counts' coefficient of variation 229 % against 129 %.
+ *
+ * So an owner whose unlock goes to FUTEX_UNLOCK (FUTEX_WAITERS was set:
+ * somebody is or was queued) marks the lock first, a locker that finds
+ * the mark does not spin in user space but goes to the lock op, and any
+ * acquisition through the lock op clears it (the woken waiter's, or a
+ * newcomer's that took the word first: then the spin comes back while
+ * the woken waiter is still on its way).  When the woken waiter was the
+ * only one, nobody is queued and a locker in the kernel may take the
+ * free word as well (futex_lock_take_free()): the mark then trades a
+ * user-space spin for a system call that can take the lock the same way.
+ *
+ * The mark is a hint: a word of its own, never read for exclusion, set
+ * and cleared only by owners.  Relaxed: the unlocker's store precedes its
+ * FUTEX_UNLOCK, whose cmpxchg on the word orders it in practice (x86:
+ * a locked instruction; arm64: the kernel's barriers); a locker that sees
+ * the new word without the mark spins as before.  A mark left set costs
+ * every contended lock its user spin until the next acquisition through
+ * the lock op clears it.  In struct fl_lock it shares the word's cache
+ * line; in the preload (glibc's __nusers, 12 bytes after the word) it
+ * does for most placements of a mutex.  Only locks whose slow path
+ * spins mark, so FUTEX_LOCK's own paths are unchanged; the knob
+ * user_spin_woken=0 makes lockers ignore the mark (still set and
+ * cleared: the ablation differs in behaviour only).
+ */
+static inline void fl_woken_mark(_Atomic uint32_t *m)
+{
+	atomic_store_explicit(m, 1, memory_order_relaxed);
+}
+
+static inline bool fl_woken_marked(_Atomic uint32_t *m)
+{
+	return atomic_load_explicit(m, memory_order_relaxed) != 0;
+}
+
+/* after an acquisition through the lock op; no write if not marked */
+static inline void fl_woken_clear(_Atomic uint32_t *m)
+{
+	if (fl_woken_marked(m))
+		atomic_store_explicit(m, 0, memory_order_relaxed);
 }
 
 /* the calibration: one kernel acquisition, one spin iteration, the limit */
@@ -576,7 +588,8 @@ void fl_kstats_delta(const struct fl_kstats *before,
  * spin_check_first_wake, spin_check_queue, spin_quiet_start (booleans:
  * 0 or 1),
  * spin_max_ns (u64), handoff_threshold (u32); values in decimal.
- * user_spin (0 or 1) is no kernel file: fl_user_spin_set() of this process.
+ * user_spin and user_spin_woken (0 or 1) are no kernel files:
+ * fl_user_spin_set() and fl_user_spin_woken_set() of this process.
  */
 struct fl_knobs {
 	int n;
@@ -588,6 +601,8 @@ struct fl_knobs {
 const char *fl_knob_dir(void);
 /* 0, or -1: unknown knob, one twice, bad value, malformed list */
 int fl_knobs_parse(const char *list, struct fl_knobs *k);
+/* knob i of k is this process's setting (user_spin, user_spin_woken) */
+bool fl_knob_is_user(const struct fl_knobs *k, int i);
 /*
  * Per knob: save the file's content, write the value, read it back (a
  * boolean reads back Y/N from debugfs, 1/0 from a plain file).  0, or -1
@@ -635,7 +650,7 @@ struct fl_bench_result {
 	/* locks with a user-space spin (ops->user_spin, not perf_loop):
 	 * fl_user_spin_limit() in force during the run, 0 while off */
 	uint32_t user_spin_limit;
-	bool user_spin_woken;		/* fl_user_spin_woken() in force */
+	bool user_spin_woken;		/* spinning, and honouring the woken mark */
 	double elapsed_s;		/* first thread start -> last thread end */
 	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */
 	double cpu_s;			/* summed CLOCK_THREAD_CPUTIME_ID (exact) */

@@ -286,7 +286,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	res->kstats.n = -1;
 	if (fl_user_spin_applies(cfg->ops, cfg->perf_loop)) {
 		res->user_spin_limit = fl_user_spin_limit(cfg->ops->user_spin == FL_USPIN_ON);
-		res->user_spin_woken = fl_user_spin_woken();
+		res->user_spin_woken = res->user_spin_limit && fl_user_spin_woken();
 	}
 	fl_hist_init(&res->lat);
 	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0)) ||

@@ -70,6 +70,11 @@ static int knob_def(const char *name, size_t len)
 	return -1;
 }
 
+bool fl_knob_is_user(const struct fl_knobs *k, int i)
+{
+	return knob_defs[k->def[i]].get != NULL;
+}
+
 int fl_knobs_parse(const char *list, struct fl_knobs *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -200,8 +205,8 @@ static int apply_one(const struct fl_knobs *k, int i, char *err, size_t len)
 		saved.def[i] = k->def[i];
 		snprintf(old, sizeof(saved.old[i]), "%d", knob_defs[k->def[i]].get());
 		saved.n = i + 1;
-		if (k->value[i])	/* before the run, not in it */
-			fl_user_spin_calibrate();
+		if (k->value[i] && knob_defs[k->def[i]].set == fl_user_spin_set)
+			fl_user_spin_calibrate();	/* before the run, not in it */
 		knob_defs[k->def[i]].set((int)k->value[i]);
 		return 0;
 	}

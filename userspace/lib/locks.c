@@ -102,6 +102,13 @@ void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 	}
 }
 
+/* the lock's slow path spins in user space now (default or knob) */
+static bool tid_spins(const struct fl_lock *l)
+{
+	return l->ops->user_spin != FL_USPIN_NEVER &&
+	       fl_user_spin_limit(l->ops->user_spin == FL_USPIN_ON);
+}
+
 void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 			int op)
 {
@@ -113,7 +120,7 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 			return;
 	}
 	c->unlock_syscalls++;
-	if (op == FUTEX_UNLOCK)	/* before the wake-up it announces */
+	if (op == FUTEX_UNLOCK && tid_spins(l))	/* the woken mark */
 		fl_woken_mark(&l->woken);
 	while (fl_futex(&l->word, FL_FOP(l, op), 0, NULL, NULL, 0) != 0) {
 		if (errno != EINTR)

@@ -23,7 +23,9 @@
  * exit (stderr).  Details: userspace/preload/README.md.
  *
  * Design: the lock word is glibc's own __data.__lock, the recursion count
- * glibc's __data.__count, the kind stays in __data.__kind as glibc's
+ * glibc's __data.__count, the woken mark (adaptive) __data.__nusers,
+ * "seen" (not a static initialiser) __data.__owner, the kind stays in
+ * __data.__kind as glibc's
  * pthread_mutex_init wrote it (all-zero static initialisers are NORMAL
  * mutexes), so no side table is needed: whether a mutex is converted is a
  * function of its kind and of the mode, which is fixed at the first call.
@@ -86,11 +88,11 @@ static int g_user_spin;
 static _Atomic pid_t g_cal_pid;
 /*
  * The woken mark (futexlock.h, fl_woken_mark()) in glibc's __nusers,
- * which converted mutexes do not use: every unlock through the kernel
- * marks, a spinning mode's locker that finds the mark goes to the lock op
- * without spinning and its acquisition there clears it.
- * FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0: the mark is ignored (the lever's
- * ablation, as futex_lock's user_spin_woken=0).
+ * which converted mutexes do not use; only where the preload spins
+ * (g_user_spin): an unlock through the kernel marks, a locker that finds
+ * the mark goes to the lock op without spinning and any acquisition there
+ * clears it.  FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0: the mark is ignored
+ * (the lever's ablation, as futex_lock's user_spin_woken=0).
  */
 static int g_user_spin_woken = 1;
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
@@ -336,6 +338,21 @@ static int probe_ops(int *err)
 	return r == -1 && *err == EPERM;
 }
 
+/* a 0/1 switch from the environment (unset or empty: NULL); anything
+ * else ends the process with status 2, as a bad FUTEXLOCK_PRELOAD does */
+static const char *env_switch(const char *name)
+{
+	const char *v = getenv(name);
+
+	if (!v || !*v)
+		return NULL;
+	if (strcmp(v, "0") && strcmp(v, "1")) {
+		say("futexlock-preload: %s=%s: expected 0 or 1", name, v);
+		_exit(2);
+	}
+	return v;
+}
+
 static void do_init(void)
 {
 	const char *m = getenv("FUTEXLOCK_PRELOAD");
@@ -360,14 +377,14 @@ static void do_init(void)
 		mode = M_OFF;
 	}
 	g_lock_op = mode == M_ADAPTIVE ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK;
-	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
+	u = env_switch("FUTEXLOCK_PRELOAD_USER_SPIN");
 	/* emulate spins too: the host tests run the spin's path there */
 #if !BROKEN(20)
 	g_user_spin = (mode == M_ADAPTIVE || mode == M_EMULATE) && !(u && !strcmp(u, "0"));
 #else
 	g_user_spin = mode == M_ADAPTIVE || mode == M_EMULATE;
 #endif
-	u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN");
+	u = env_switch("FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN");
 	g_user_spin_woken = !(u && !strcmp(u, "0")) && !BROKEN(21);
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
@@ -700,9 +717,8 @@ static int pl_unlock(pthread_mutex_t *m, int type)
 		return 0;
 	}
 	STAT(unlock_syscalls);
-#if !BROKEN(23)
-	fl_woken_mark(mwoken(m));	/* before the wake-up it announces */
-#endif
+	if (g_user_spin && !BROKEN(23))	/* the woken mark */
+		fl_woken_mark(mwoken(m));
 	if (atomic_load_explicit(&g_mode, memory_order_relaxed) == M_EMULATE) {
 		atomic_store(w, 0);
 		sys_futex(w, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, 0);

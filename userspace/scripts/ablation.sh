@@ -11,7 +11,9 @@
 # each rule switched from its default alone through its debugfs knob
 # (futex_lock -m adaptive@KNOB=V: set before each of that instance's runs,
 # restored after), the user-space spin before the system call switched
-# off (user_spin=0, futex_lock's own switch), all of them off (v4's
+# off (user_spin=0, futex_lock's own switch), the spin without the woken
+# mark (user_spin_woken=0: it spins while a woken waiter may be on its
+# way), all of them off (v4's
 # policy: the fixed spin_max_ns budget, 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
 # it costs.  For the back-off (off by default) the row is the lock with it
@@ -57,7 +59,7 @@ MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=
        -m adaptive@spin_backoff=1 -m adaptive@spin_check_waiters=0
        -m adaptive@spin_check_overload=0 -m adaptive@spin_check_first_wake=0
        -m adaptive@spin_check_queue=0 -m adaptive@spin_quiet_start=0
-       -m adaptive@user_spin=0
+       -m adaptive@user_spin=0 -m adaptive@user_spin_woken=0
        -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0
        -m futex_lock)
 mkdir -p "$OUT"

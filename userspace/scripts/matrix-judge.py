@@ -162,7 +162,7 @@ def user_spin_block(c):
         e["it"] += r.get("iterations") or 0
         e["on"].add(u.get("on"))
         e["limit"].add(u.get("limit"))
-        e["woken"].add(u.get("woken_mark"))
+        e["woken"].add(u.get("woken_mark_honoured"))
         for k in ("spins", "acquired", "to_kernel", "iterations", "skipped"):
             e[k] += u.get(k) or 0
     out = []
@@ -170,7 +170,7 @@ def user_spin_block(c):
         e = by[inst]
         pk = lambda x: 1000.0 * x / e["it"] if e["it"] else 0.0
         # the woken mark (older runs have no such key: None, not shown)
-        wm = ("" if e["woken"] == {None} else
+        wm = ("" if e["woken"] == {None} or e["on"] == {False} else
               ", skipped (woken mark) %.4g%s" % (pk(e["skipped"]), "" if e["woken"] == {True}
                                                  else " (mark ignored)" if e["woken"] == {False}
                                                  else " (mark mixed)"))

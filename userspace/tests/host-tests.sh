@@ -185,17 +185,18 @@ check "json_vs_text.py rejects text and JSON of different runs, even with PYTHON
 # is checked (off: no spin; on: a lock syscall implies a spin; each spin
 # that failed made a syscall; reads <= spins x limit).  The run has
 # LSC lock syscalls (JSON).
-# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no]]
+# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no [TEXT-SKIPPED]]]
 # (SKIPPED: slow locks that skipped the spin, the woken mark honoured or not)
 uspin_case() {
 	"$PY" - "$TMP/i500.txt" "$TMP/i500.json" "$TMP/us.txt" "$TMP/us.json" "$@" <<'PYEOF'
 import json, sys
 t, j, ot, oj, on, lim, sp, acq, it, tsp, lsc = sys.argv[1:12]
-skp, wm = (sys.argv[12:] + ["0", "yes"][len(sys.argv[12:]):])[:2]
+skp, wm = (sys.argv[12:] + ["0", "yes" if on == "on" else "no"][len(sys.argv[12:]):])[:2]
+tskp = sys.argv[14] if len(sys.argv) > 14 else skp
 txt = open(t).read().replace("mode: waitwake;", "mode: adaptive;")
 line = ("user spin: %s, limit %s iterations (futex(2) round trip 81 ns / 11.7 ns per iteration); "
         "%s spins, %s took the lock (0.00%%), 0 left it to the kernel, 1.0 reads per spin; "
-        "%s skipped (woken mark, honoured: %s)\n" % (on, lim, tsp, acq, skp, wm))
+        "%s skipped (woken mark, honoured: %s)\n" % (on, lim, tsp, acq, tskp, wm))
 d = json.load(open(j))
 for r in d["runs"]:
     txt = txt.replace("lock syscalls: %d (" % r["lock_syscalls"], "lock syscalls: %s (" % lsc, 1)
@@ -203,7 +204,7 @@ for r in d["runs"]:
     r["lock_syscalls"] = int(lsc)
     r["user_spin"] = {"on": on == "on", "limit": int(lim), "syscall_ns": 81.2, "iter_ns": 11.71,
                       "spins": int(sp), "acquired": int(acq), "to_kernel": 0, "iterations": int(it),
-                      "skipped": int(skp), "woken_mark": wm == "yes"}
+                      "skipped": int(skp), "woken_mark_honoured": wm == "yes"}
 txt = txt.replace("mode: adaptive;", line + "mode: adaptive;", 1)
 open(ot, "w").write(txt)
 json.dump(d, open(oj, "w"))
@@ -212,14 +213,15 @@ PYEOF
 }
 "$FL" -m waitwake -i 500 -t 2 -d 10 -w 10 --json-file "$TMP/i500.json" >"$TMP/i500.txt" 2>&1
 uspin_rc() { uspin_case "$@"; echo $?; }
-check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin while off, more taken than spun, more reads than the limit allows, a text count that differs, syscalls without a spin, failed spins without a syscall, a skip while off or while the mark is ignored, skips without a syscall" \
+check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin while off, more taken than spun, more reads than the limit allows, a text count that differs, syscalls without a spin, failed spins without a syscall, a skip while off or while the mark is ignored, skips without a syscall, a text skip count that differs, the mark honoured while off" \
 	eval '[ "$(uspin_rc on 7 10 4 30 10 6)" = 0 ] && [ "$(uspin_rc off 7 10 0 30 10 10)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 11 30 10 6)" = 1 ] && [ "$(uspin_rc on 7 10 4 71 10 6)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 4 30 9 6)" = 1 ] && [ "$(uspin_rc off 7 0 0 0 0 5)" = 0 ] &&
 	      [ "$(uspin_rc on 7 0 0 0 0 5)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 5)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 4 30 10 9 3)" = 0 ] && [ "$(uspin_rc on 7 0 0 0 0 5 5)" = 0 ] &&
 	      [ "$(uspin_rc off 7 0 0 0 0 5 2)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 no)" = 1 ] &&
-	      [ "$(uspin_rc on 7 10 4 30 10 8 3)" = 1 ]'
+	      [ "$(uspin_rc on 7 10 4 30 10 8 3)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 yes 2)" = 1 ] &&
+	      [ "$(uspin_rc off 7 0 0 0 0 5 0 yes)" = 1 ]'
 
 # --- kernel stats: a fake debugfs file whose values change during the run.
 # The file is a FIFO, so each of the run's two readings (before and after)
@@ -289,6 +291,8 @@ bad -m pthread@user_spin=0
 bad -m waitwake@user_spin=1
 bad -m pthread@user_spin_woken=0
 bad -m adaptive@user_spin_woken=2
+bad -m futex_lock@user_spin_woken=0
+bad -m adaptive@user_spin=0,user_spin_woken=0
 bad -m nosuchlock@spin_backoff=1
 bad --compare --baseline pthread@spin_backoff=0
 KD=$TMP/knobs
@@ -750,14 +754,14 @@ abl_check() {
 	cat >"$d/fl" <<EOF
 #!/bin/bash
 a=()
-for x in "\$@"; do x=\${x//user_spin=0/handoff_threshold=4}; x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
+for x in "\$@"; do x=\${x//user_spin_woken=0/spin_max_ns=100000}; x=\${x//user_spin=0/handoff_threshold=4}; x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
 exec "$PWD/$FL" "\${a[@]}"
 EOF
 	chmod +x "$d/fl"
 	FUTEXLOCK_KNOB_DIR=$kd FL_ABL_FL=$d/fl FL_ABL_OUT=$d/out FL_ABL_CELLS=1:0:0 \
 		FL_ABL_REPEAT=2 FL_ABL_DURATION=0.01 FL_ABL_TIME=1 \
 		scripts/ablation.sh >"$d/log" 2>&1 || { sed 's/^/# /' "$d/log" | head -5; return 1; }
-	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 10 ]
+	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 11 ]
 }
 check "make ablation's modes: every instance accepted, one row each (ablation.sh on pthread, fake knobs)" abl_check
 

@@ -96,7 +96,7 @@ def check(txt_path, js_path, want_runs, want_iter):
             on, lim, sns, ins, sp, acq, tok, skp, wm = m.groups()
             need((on == "on") == us["on"] and int(lim) == us["limit"] and int(sp) == us["spins"]
                  and int(acq) == us["acquired"] and int(tok) == us["to_kernel"]
-                 and int(skp) == us["skipped"] and (wm == "yes") == us["woken_mark"]
+                 and int(skp) == us["skipped"] and (wm == "yes") == us["woken_mark_honoured"]
                  and close(float(sns), us["syscall_ns"], 0.5)
                  and close(float(ins), us["iter_ns"], 0.05), "user spin", line.group(0), us)
             # what holds of any run: off, no spin and no skip; on, every
@@ -107,7 +107,8 @@ def check(txt_path, js_path, want_runs, want_iter):
             ls = r["lock_syscalls"]
             need(us["on"] or us["spins"] + us["skipped"] == 0, "user spin off but", us["spins"],
                  "spins", us["skipped"], "skipped")
-            need(us["woken_mark"] or us["skipped"] == 0, "woken mark ignored but", us["skipped"], "skipped")
+            need(us["woken_mark_honoured"] or us["skipped"] == 0, "woken mark ignored but", us["skipped"], "skipped")
+            need(us["on"] or not us["woken_mark_honoured"], "user spin off but the woken mark honoured")
             need(not us["on"] or ls == 0 or us["spins"] + us["skipped"] > 0, "user spin on,", ls,
                  "lock syscalls but no spin and no skip")
             need(1 <= us["limit"] <= 4096 and us["acquired"] + us["to_kernel"] <= us["spins"]

@@ -174,8 +174,22 @@ def cell(t, h, w, res, ad, vs_best, aa=(0.97, 1.03), ncpus=2, meds=None):
             "kernel_stats_before": {"spin_max_ns": 100000, "sleeps": 99}}
 def put(sub, c):
     json.dump(c, open(os.path.join(d, sub, "t%d-h%d-w%d.json" % (c["threads"], c["hold_loops"], c["outside_loops"])), "w"))
-# a set where the goal holds
-put("good", cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (1.10, 1.05, 1.20, "faster")))
+# a set where the goal holds; its first cell has futex_lock's JSON with
+# the user spin of three instances (--counters prints it per 1000 iterations)
+c = cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (1.10, 1.05, 1.20, "faster"))
+c["futex_lock_json"] = "t2-h0-w0.futex_lock.json"
+def us(on, sp, acq, sk, hon):
+    return {"on": on, "limit": 7, "spins": sp, "acquired": acq, "to_kernel": 0,
+            "iterations": 2 * sp, "skipped": sk, "woken_mark_honoured": hon}
+json.dump({"runs": [{"instance": "adaptive", "ok": True, "iterations": 1000, "user_spin": us(True, 5, 4, 3, True)},
+                    {"instance": "adaptive", "ok": True, "iterations": 1000, "user_spin": us(True, 5, 4, 3, True)},
+                    {"instance": "adaptive@user_spin_woken=0", "ok": True, "iterations": 1000,
+                     "user_spin": us(True, 8, 6, 0, False)},
+                    {"instance": "adaptive@user_spin=0", "ok": True, "iterations": 1000,
+                     "user_spin": us(False, 0, 0, 0, False)},
+                    {"instance": "pthread", "ok": True, "iterations": 1000}]},
+          open(os.path.join(d, "good", c["futex_lock_json"]), "w"))
+put("good", c)
 put("good", cell(2, 1000, 0, True, (1.28, 1.25, 1.35, "faster"), (1.00, 0.97, 1.03, "indistinguishable")))
 put("good", cell(8, 0, 0, True, (0.98, 0.96, 0.99, "slower"), (0.5, 0.4, 0.6, "slower")))  # median >= 0.97; 8 > 2 CPUs
 # the broken set: shown slower, unresolved, a mainline loss
@@ -243,10 +257,13 @@ fails "judge-aa check fails against a judge that fails a median of 0.970 (mutant
 
 counters_ok() {
 	grep -q 'adaptive   per 1000 iterations (2 runs): sleeps 5, spin_attempts 10' "$1" &&
+	grep -qE '^ +adaptive +user spin on, limit 7; per 1000 iterations: spins 5, took the lock 4, left to the kernel 0, reads 10, skipped \(woken mark\) 3$' "$1" &&
+	grep -qE '^ +adaptive@user_spin_woken=0 +user spin on, .* spins 8, .* skipped \(woken mark\) 0 \(mark ignored\)$' "$1" &&
+	grep -qE '^ +adaptive@user_spin=0 +user spin off, limit 7; per 1000 iterations: spins 0, took the lock 0, left to the kernel 0, reads 0$' "$1" &&
 	grep -q 'futex_lock per 1000 iterations (2 runs): sleeps 7' "$1" &&
 	grep -q 'did not move here; .*: spin_max_ns 100000$' "$1"
 }
-holds "judge --counters: every counter per mode per 1000 iterations, unmoved values from the stats file" counters_ok "$J/good.out"
+holds "judge --counters: every counter per mode per 1000 iterations, unmoved values from the stats file, the user spin per instance (skips on the woken mark; the mark ignored)" counters_ok "$J/good.out"
 fails "counters check fails without --counters (input: the mutant's table)" counters_ok "$J/mut.out"
 
 strict() {

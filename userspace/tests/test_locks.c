@@ -67,6 +67,7 @@ struct thr {
 	_Atomic pid_t tid;
 	struct shared *sh;
 	struct fl_counters c;
+	uint32_t seen;		/* woken_direct_worker(): the mark it saw */
 };
 
 /*
@@ -653,50 +654,66 @@ static void test_user_spin(void)
 	test_user_spin_knob(cal->limit);
 }
 
+/* the contender of woken_round(..., direct): the lock op itself, which
+ * never looks at the mark; it notes the mark once it owns the lock */
+static void *woken_direct_worker(void *arg)
+{
+	struct thr *t = arg;
+	struct fl_lock *l = &t->sh->lock;
+
+	atomic_store(&t->tid, fl_gettid());
+	pthread_barrier_wait(&t->sh->barrier);
+	fl_tid_lock_slow(l, &t->c, (uint32_t)fl_gettid(), l->ops->tid_lock_op);
+	t->seen = atomic_load(&l->woken);
+	t->sh->counter++;
+	fl_unlock(l, &t->c);
+	return NULL;
+}
+
 /*
  * One contender against main's lock: main holds it (the woken mark set
- * by hand if hand_mark), the contender enters fl_lock() and sets
- * FUTEX_WAITERS to sleep, main unlocks (through FUTEX_UNLOCK).  Returns the contender's counters, main's unlock syscalls and
- * the mark left afterwards; false if a thread failed or never blocked.
+ * by hand if hand_mark), the contender enters fl_lock() (the lock op
+ * itself if direct) and sets FUTEX_WAITERS to sleep, main notes the mark
+ * and unlocks (through FUTEX_UNLOCK).  m[]: the mark after a user-space
+ * unlock, while the contender waits, after the round; false if a thread
+ * failed or never asked to sleep.
  */
-static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark,
-			struct fl_counters *tc, uint64_t *main_unlock_sys,
-			uint32_t *mark_before, uint32_t *mark_after)
+static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark, bool direct,
+			struct thr *t, uint64_t *main_unlock_sys, uint32_t m[3])
 {
 	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
-	struct thr t;
 	struct fl_counters mc = { 0 };
 	bool ok;
 
 	memset(sh, 0, sizeof(*sh));
-	memset(&t, 0, sizeof(t));
+	memset(t, 0, sizeof(*t));
 	fl_lock_init(&sh->lock, ops);
 	pthread_barrier_init(&sh->barrier, NULL, 2);
 	fl_lock(&sh->lock, &mc);
 	fl_unlock(&sh->lock, &mc);		/* user space: no mark */
-	*mark_before = atomic_load(&sh->lock.woken);
+	m[0] = atomic_load(&sh->lock.woken);
 	fl_lock(&sh->lock, &mc);
 	if (hand_mark)
 		fl_woken_mark(&sh->lock.woken);
-	t.sh = sh;
-	ok = !pthread_create(&t.th, NULL, contend_worker, &t);
+	t->sh = sh;
+	ok = !pthread_create(&t->th, NULL, direct ? woken_direct_worker : contend_worker, t);
 	if (ok) {
-		pthread_barrier_wait(&sh->barrier);
 		/* it asked to sleep: FUTEX_WAITERS (60 s: a hang guard) */
 		uint64_t end = fl_now_ns() + 60 * 1000000000ull;
 
+		pthread_barrier_wait(&sh->barrier);
 		while (ok && !(atomic_load(&sh->lock.word) & FUTEX_WAITERS)) {
 			ok = fl_now_ns() < end;
 			fl_poll_pause();
 		}
 	}
+	m[1] = atomic_load(&sh->lock.woken);
 	fl_unlock(&sh->lock, &mc);
-	if (t.th)
-		pthread_join(t.th, NULL);
+	if (t->th)
+		pthread_join(t->th, NULL);
 	pthread_barrier_destroy(&sh->barrier);
-	*tc = t.c;
 	*main_unlock_sys = mc.unlock_syscalls;
-	*mark_after = atomic_load(&sh->lock.woken);
+	m[2] = atomic_load(&sh->lock.woken);
 	ok = ok && sh->counter == 1;
 	fl_lock_destroy(&sh->lock);
 	free(sh);
@@ -704,49 +721,51 @@ static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark,
 }
 
 /*
- * The woken mark (futexlock.h): FUTEX_UNLOCK marks the lock; a spinning
- * locker that finds the mark goes to the kernel without spinning, and
- * its acquisition there clears it; user_spin_woken=0 ignores it.
+ * The woken mark (futexlock.h): an unlock through FUTEX_UNLOCK marks a
+ * lock that spins in user space (FUTEX_LOCK's paths are unchanged); a
+ * locker that finds the mark goes to the kernel without spinning, the
+ * mark stays while it waits there and its acquisition clears it;
+ * user_spin_woken=0 spins anyway (the mark still set and cleared).
  */
 static int test_woken_mark(bool require)
 {
 	const struct fl_lock_ops *fl = fl_lock_find("futex_lock"),
 				 *ad = fl_lock_find("adaptive");
-	struct fl_counters c, c0;
-	uint64_t mus, mus0;
-	uint32_t before, after, before0, after0;
-	bool ok, ok0;
+	struct thr a, f, h, h0;
+	uint64_t mus[4];
+	uint32_t ma[3], mf[3], mh[3], mh0[3];
+	bool ok;
 
 	if (!fl_lock_available(fl) || !fl_lock_available(ad)) {
 		for (int k = 0; k < 2; k++) {
-			printf("%s %d - woken mark # %s kernel has no FUTEX_LOCK\n",
-			       require ? "not ok" : "ok", ++testno, require ? "" : "SKIP");
+			printf("%s %d - woken mark%skernel has no FUTEX_LOCK\n",
+			       require ? "not ok" : "ok", ++testno, require ? ": " : " # SKIP ");
 			failures += require;
 		}
 		return require ? 0 : 2;
 	}
-	/* futex_lock does not spin: nothing clears the mark it gets */
-	ok = woken_round(fl, false, &c, &mus, &before, &after);
+	ok = woken_round(ad, false, true, &a, &mus[0], ma);
+	ok = woken_round(fl, false, true, &f, &mus[1], mf) && ok;
 	snprintf(msg_buf, sizeof(msg_buf),
-		 "after a user-space unlock %u; main's unlock syscalls %" PRIu64 ", mark after %u",
-		 before, mus, after);
-	tap(ok && before == 0 && mus == 1 && after == 1,
-	    "%s: an unlock through FUTEX_UNLOCK marks the lock, one in user space does not",
+		 "adaptive: after a user-space unlock %u, seen by the woken %u; futex_lock: %u, %u; unlock syscalls %"
+		 PRIu64 "/%" PRIu64, ma[0], a.seen, mf[0], f.seen, mus[0], mus[1]);
+	tap(ok && mus[0] == 1 && mus[1] == 1 && ma[0] == 0 && a.seen == 1 && mf[0] == 0 && f.seen == 0,
+	    "%s: FUTEX_UNLOCK of a spinning lock marks it, FUTEX_LOCK's and a user-space unlock do not",
 	    "woken mark", msg_buf);
 
-	ok = woken_round(ad, true, &c, &mus, &before, &after);
+	ok = woken_round(ad, true, false, &h, &mus[2], mh);
 	fl_user_spin_woken_set(0);
-	ok0 = woken_round(ad, true, &c0, &mus0, &before0, &after0);
+	ok = woken_round(ad, true, false, &h0, &mus[3], mh0) && ok;
 	fl_user_spin_woken_set(-1);
 	snprintf(msg_buf, sizeof(msg_buf),
 		 "marked: spins %" PRIu64 ", skipped %" PRIu64 ", lock syscalls %" PRIu64
-		 ", mark after %u; user_spin_woken=0: spins %" PRIu64 ", skipped %" PRIu64,
-		 c.user_spins, c.user_spin_skipped, c.lock_syscalls, after,
-		 c0.user_spins, c0.user_spin_skipped);
-	tap(ok && ok0 && mus == 1 && mus0 == 1 && c.user_spins == 0 && c.user_spin_skipped == 1 && c.lock_syscalls >= 1 &&
-	    after == 0 && c0.user_spins == 1 && c0.user_spin_skipped == 0 && after0 == 0 &&
-	    fl_user_spin_woken_get() == -1,
-	    "%s: a marked lock is not spun on but taken through the kernel, which clears the mark; user_spin_woken=0 spins",
+		 ", mark waiting %u, after %u; user_spin_woken=0: spins %" PRIu64 ", skipped %" PRIu64
+		 ", after %u", h.c.user_spins, h.c.user_spin_skipped, h.c.lock_syscalls, mh[1], mh[2],
+		 h0.c.user_spins, h0.c.user_spin_skipped, mh0[2]);
+	tap(ok && h.c.user_spins == 0 && h.c.user_spin_skipped == 1 && h.c.lock_syscalls >= 1 &&
+	    mh[1] == 1 && mh[2] == 0 && h0.c.user_spins == 1 && h0.c.user_spin_skipped == 0 &&
+	    mh0[2] == 0 && fl_user_spin_woken_get() == -1,
+	    "%s: a marked lock is not spun on; the mark stays while its locker waits in the kernel, whose acquisition clears it; user_spin_woken=0 spins",
 	    "woken mark", msg_buf);
 	return 0;
 }

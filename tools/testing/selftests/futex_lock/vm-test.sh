@@ -19,16 +19,18 @@ trap 'rm -f "$out"' EXIT
 # run NAME CMD...: one TAP line for CMD; status 4 is a SKIP.  The time
 # limit of a run is a hang guard (HANG_S), not an expectation.
 run() {
-	local name=$1 rc try
+	local name=$1 rc try t0
 	shift
 	n=$((n + 1))
 	for ((try = 1; try <= ${RETRIES:-1}; try++)); do
 		echo "# === $name (attempt $try)"
 		# through a file, not a pipe: a child that outlives a crashed
 		# test would hold a pipe open and hang the run
+		t0=$SECONDS
 		timeout -k 5 "${HANG_S:-1800}" "$@" >"$out" 2>&1
 		rc=$?
 		sed 's/^/# /' "$out"
+		echo "# time: $((SECONDS - t0)) s"
 		[ "$rc" -eq 0 ] || [ "$rc" -eq 4 ] && break
 	done
 	if [ "$rc" -eq 0 ]; then
@@ -136,6 +138,7 @@ KSFT_VARS=(TARGETS=futex building_out_of_srctree=1 "BUILD=$KSFT"
 	"KHDR_INCLUDES=-isystem ${KOUT:?}/usr/include")
 KSFT_RUN=$KSFT/futex/functional/run.sh
 echo "# === make -C \$KSRC/tools/testing/selftests ${KSFT_VARS[*]} run_tests"
+t0=$SECONDS
 (
 	export kselftest_override_timeout=$UP_HANG_S
 	timeout -k 5 $((UP_HANG_S + 300)) make --no-print-directory \
@@ -143,6 +146,7 @@ echo "# === make -C \$KSRC/tools/testing/selftests ${KSFT_VARS[*]} run_tests"
 ) >"$out" 2>&1
 mrc=$?
 sed 's/^/# /' "$out"
+echo "# time: $((SECONDS - t0)) s (run_tests)"
 ksft_out=$ksft_tmp/run_tests.out
 cp "$out" "$ksft_out"
 
@@ -190,10 +194,12 @@ for i in "${!cmds[@]}"; do
 	# informational: run it again on its own, up to RETRIES times in all
 	for ((try = 2; try <= ${RETRIES:-5}; try++)); do
 		echo "# === futex/$cmd (attempt $try; first: $why)"
+		t0=$SECONDS
 		(cd "$KSFT/futex/functional" &&
 			timeout -k 5 300 "./$prog" ${cmd#"$prog"}) >"$out" 2>&1
 		rc=$?
 		sed 's/^/# /' "$out"
+		echo "# time: $((SECONDS - t0)) s"
 		read -r _ plan ok nok skip <<<"$(tap_blocks "$out" | head -n 1)"
 		[ "$rc" -eq 0 ] && [ -z "$(upstream_verdict "${plan:--1}" "${ok:-0}" "${nok:-0}")" ] &&
 			break
