@@ -8,11 +8,11 @@
 # fuzzer when trinity is installed.  Prints TAP; exits non-zero on failure.
 #
 # Environment: REPO, BUILD (set by vm-run), FT_DURATION (seconds of the
-# torture and of the fuzzer, default 8), FT_SEED (default 1).
+# torture and of the fuzzer, default 5), FT_SEED (default 1).
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../../.." && pwd)}
 BIN=${BUILD:-$REPO/build}/futex_torture
-D=${FT_DURATION:-8}
+D=${FT_DURATION:-5}
 SEED=${FT_SEED:-1}
 n=0 fail=0 t0=$SECONDS
 out=$(mktemp)
