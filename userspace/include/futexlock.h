@@ -351,9 +351,10 @@ static inline int fl_user_spin(_Atomic uint32_t *w, uint32_t tid, uint32_t *budg
  * back with the lock, the word reads 0 or a TID with FUTEX_WAITERS clear
  * although others may still be queued (lock.c's table: "0, queued,
  * [woken]").  The kernel's spinner does not spin while anybody is queued
- * (spin_check_waiters); the user spin cannot see the queue and takes the
- * lock from the woken waiter, which then sleeps again, while the lock
- * stays with the threads that are running.  Measured where threads
+ * (spin_check_waiters); the user spin cannot see the queue and may take
+ * the lock from the woken waiter, which then sleeps again, while the lock
+ * stays with the threads that are running (a likely mechanism, consistent
+ * with the counters, not shown).  Measured where threads
  * outnumber CPUs, in one guest probe (QEMU TCG, 2 vCPUs, 256 threads,
  * hold 1000, outside 10000, 20 pairs): ADAPTIVE 0.95 [0.95-0.97] of
  * FUTEX_LOCK, the kernel op alone 0.98 [0.95-1.01], and the per-thread
