@@ -326,7 +326,7 @@ stats_judge() {
 	local re_p='futexlock-preload: stats: pid [0-9]+ mode ([a-z]+) '
 	local re_c='futexlock-preload: stats: converted mutexes: normal ([0-9]+)\+([0-9]+) recursive ([0-9]+)\+([0-9]+) errorcheck ([0-9]+)\+([0-9]+) adaptive ([0-9]+)\+([0-9]+) '
 	local re_l='futexlock-preload: stats: lock fast ([0-9]+) slow ([0-9]+) lock-syscalls ([0-9]+) trylock-busy [0-9]+ unlock fast ([0-9]+) unlock-syscalls ([0-9]+) probe-syscalls ([0-9]+)$'
-	local re_u='futexlock-preload: stats: user-spins .* calibration-syscalls ([0-9]+)$'
+	local re_u='futexlock-preload: stats: user-spins .* calibration-syscalls ([0-9]+)( |$)'
 	local -a b
 	while IFS= read -r l; do
 		if [[ $l =~ $re_p ]]; then
