@@ -202,6 +202,7 @@ static void add_mode(struct opts *o, const char *arg)
 	struct mode *m = &o->modes[o->nmodes];
 	const char *at = strchr(arg, '@');
 	char name[40];
+	bool spin;
 
 	for (size_t i = 0; i < o->nmodes; i++)
 		if (!strcmp(o->modes[i].label, arg))
@@ -211,16 +212,17 @@ static void add_mode(struct opts *o, const char *arg)
 	if (!m->ops || strlen(arg) >= sizeof(m->label) ||
 	    (at && fl_knobs_parse(at + 1, &m->knobs)))
 		bad_arg("-m", arg);
-	for (int i = 0; i < m->knobs.n; i++) {	/* a row that switches nothing */
-		int spin = m->ops->user_spin == FL_USPIN_ON;	/* the lock's default */
-
+	/* a row that switches nothing: whether the lock spins (its default,
+	 * or user_spin), then each of this program's knobs */
+	spin = m->ops->user_spin == FL_USPIN_ON;
+	for (int i = 0; i < m->knobs.n; i++)
+		if (!strcmp(m->knobs.name[i], "user_spin"))
+			spin = m->knobs.value[i] != 0;
+	for (int i = 0; i < m->knobs.n; i++) {
 		if (!fl_knob_is_user(&m->knobs, i))
 			continue;
 		if (m->ops->user_spin == FL_USPIN_NEVER)
 			bad_arg("-m (user_spin, user_spin_woken: futex_lock and adaptive only)", arg);
-		for (int j = 0; j < m->knobs.n; j++)
-			if (!strcmp(m->knobs.name[j], "user_spin"))
-				spin = (int)m->knobs.value[j];
 		/* the woken mark matters only where the lock spins */
 		if (!strcmp(m->knobs.name[i], "user_spin_woken") && !spin)
 			bad_arg("-m (user_spin_woken: only where the lock spins; futex_lock needs user_spin=1)", arg);
