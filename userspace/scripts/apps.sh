@@ -6,7 +6,8 @@
 # base kernel).  Every program runs each mode once per repetition, in a new
 # random order per repetition; apps_table (lib/compare.c, the engine of
 # futex_lock --compare) prints per mode the median of the per-repetition
-# ratios to glibc, its 95% interval and the verdict against the A/A band,
+# ratios to glibc, its 95% interval and the verdict against the A/A band
+# (and adaptive / lock, paired the same way: issue 17's question),
 # plus the medians of the per-run counters per program op: the kernel's
 # debugfs counter deltas (lock and unlock syscalls, sleeps, spin phases,
 # acquisitions while spinning) and the context switches of the program

@@ -166,6 +166,25 @@ def failed(j, have):
                          c, (c or {}).get("better", "lower"), 5, r["aa"], True)
 
 
+def adaptive_vs_lock(t, mp):
+    """make apps' adaptive / lock line: by the rule, failed when either
+    mode failed, its median from the two modes' per-repetition values"""
+    c = t.get("adaptive_vs_lock")
+    rows = {r["type"]: r for r in t.get("rows", [])}
+    if "lock" not in rows or "adaptive" not in rows:
+        need(c is None, t.get("test"), "adaptive_vs_lock without both modes")
+        return
+    failed = rows["lock"]["failed"] or rows["adaptive"]["failed"]
+    check_ci("%s adaptive_vs_lock" % t.get("test"), c, t.get("better"), mp, False, failed)
+    if failed or c is None:
+        return
+    ratios = [a / b for a, b in zip(rows["adaptive"]["value_reps"], rows["lock"]["value_reps"])
+              if a and b]
+    m = median(ratios) if ratios else 0
+    need(len(ratios) == c["n"] and abs(m - c["median"]) <= 2e-3 * max(1, abs(m)),
+         t.get("test"), "adaptive_vs_lock median from value_reps", m, "!=", c["median"])
+
+
 def published(j, have):
     """a results file of Documentation/results (seed tool or matrix): the
     current schema, a clean commit, the per-repetition values, and every
@@ -190,6 +209,8 @@ def published(j, have):
     mp = provenance(j)
     rows = list(all_rows(j))
     need(rows, "no rows")
+    for t in j.get("tests", []):
+        adaptive_vs_lock(t, mp)
     for r in rows:
         name = r.get("type") or r.get("method") or r.get("queue")
         need(any(k.endswith("_reps") and isinstance(v, list) for k, v in r.items()),

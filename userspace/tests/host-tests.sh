@@ -567,7 +567,8 @@ apps_text_ok() {
 	grep -qE '^glibc-aa +[0-9.]+ +1\.00 \[[0-9.]+,[0-9.]+\] +control ' <<<"$out" &&
 	grep -qE '^lock +2010\.50 +2\.00 \[[0-9.]+,[0-9.]+\] +faster ' <<<"$out" &&
 	grep -qE '^adaptive +failed +failed +failed ' <<<"$out" &&
-	grep -qx 'adaptive: 1 of 6 runs FAILED (no figure; see the .runs file)' <<<"$out"
+	grep -qx 'adaptive: 1 of 6 runs FAILED (no figure; see the .runs file)' <<<"$out" &&
+	grep -qx "adaptive / lock per repetition (against this program's A/A band): failed failed" <<<"$out"
 }
 check "apps_table: baseline, A/A control, a faster row, a failed run gives 'failed' and no figure" apps_text_ok
 "$AT" --json --seed 3 --env "host test" "prog:ops/s:$TMP/apps.runs" >"$TMP/apps.json"; rc=$?
@@ -592,11 +593,50 @@ ok = (j["seed"] == 3 and j["environment"] == "host test" and j["tests"][0]["test
       and rows["adaptive"]["value_reps"][3] is None
       and rows["lock"]["value_ratio"]["verdict"] == "faster"
       and rows["glibc-aa"]["value_ratio"]["verdict"] == "control"
-      and rows["glibc"]["value_ratio"] is None and rows["glibc"]["counters"]["ops"] == 100)
+      and rows["glibc"]["value_ratio"] is None and rows["glibc"]["counters"]["ops"] == 100
+      and j["tests"][0]["adaptive_vs_lock"]["verdict"] == "failed"
+      and "median" not in j["tests"][0]["adaptive_vs_lock"])
 sys.exit(0 if ok else 1)
 EOF
 }
 check "apps_table --json: published schema, verdicts by the rule, failed row without a ratio" apps_json_ok
+# issue 17's question for real programs: adaptive over lock, paired per
+# repetition, judged against the program's A/A band (glibc-aa / glibc)
+for r in 1 2 3 4 5 6; do
+	echo "glibc $r $((1000 + r))"
+	echo "glibc-aa $r $((1000 + r))"
+	echo "lock $r $((2000 + 2 * r))"
+	echo "adaptive $r $((1000 + r))"
+done >"$TMP/apps-al.runs"
+out=$("$AT" <"$TMP/apps-al.runs" 2>&1); rc=$?
+"$AT" --json "prog:ops/s:$TMP/apps-al.runs" >"$TMP/apps-al.json"
+apps_al_ok() {
+	[ $rc -eq 0 ] &&
+	grep -qx "adaptive / lock per repetition (against this program's A/A band): 0.50 \[0.50,0.50\] slower" <<<"$out" &&
+	"$PY" -c 'import json, sys; c = json.load(open(sys.argv[1]))["tests"][0]["adaptive_vs_lock"]; sys.exit(0 if c["verdict"] == "slower" and c["median"] == 0.5 and c["aa"]["median"] == 1 else 1)' "$TMP/apps-al.json"
+}
+check "apps_table: adaptive / lock per repetition against the A/A band (text and JSON)" apps_al_ok
+# judged as a published file; and the checker refuses a dressed-up line
+# (verdict changed; median not from the per-repetition values)
+"$PY" - "$TMP/apps-al.json" "$TMP/apps-al-ok.json" "$TMP/apps-al-v.json" "$TMP/apps-al-m.json" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["git_commit"] = j["git_commit"].replace("-dirty", "")
+json.dump(j, open(sys.argv[2], "w"))
+j["tests"][0]["adaptive_vs_lock"]["verdict"] = "indistinguishable"
+json.dump(j, open(sys.argv[3], "w"))
+j["tests"][0]["adaptive_vs_lock"]["verdict"] = "slower"
+j["tests"][0]["adaptive_vs_lock"].update(median=0.4, lo=0.4, hi=0.4)
+json.dump(j, open(sys.argv[4], "w"))
+EOF
+apps_al_checked() {
+	"$PY" tests/check_seed.py published "$TMP/apps-al-ok.json" 1 >"$TMP/cs.out" &&
+	! "$PY" tests/check_seed.py published "$TMP/apps-al-v.json" 1 >"$TMP/cs.out" &&
+	grep -q "adaptive_vs_lock verdict" "$TMP/cs.out" &&
+	! "$PY" tests/check_seed.py published "$TMP/apps-al-m.json" 1 >"$TMP/cs.out" &&
+	grep -q "adaptive_vs_lock median" "$TMP/cs.out"
+}
+check "check_seed: adaptive_vs_lock by the rule; a changed verdict or median is refused" apps_al_checked
 # the untimed FUTEXLOCK_PRELOAD_STATS=1 run (issue 18 review M2/M3): a
 # failed "@stats" record fails its mode; the ratio table; k_* (every kernel
 # counter, raw) in the JSON only
