@@ -680,6 +680,17 @@ printf '@stats lock maybe converted=1\n' >"$TMP/bad.runs"
 "$AT" "p:u:$TMP/bad.runs" >/dev/null 2>&1; rc=$?
 check "apps_table: an @stats line with a bad status exits 2" test $rc -eq 2
 
+# apps.sh's bad input, on the host (before its kernel check): the default
+# modes pass (it stops at the unknown program), a wrong order or an unknown
+# mode exits 2 with its reason
+apps_args() { APPS=${2-none} APPS_MODES=$1 APPS_OUT=$TMP/apps-out ../userspace/scripts/apps.sh 2>&1; echo "rc=$?"; }
+check "apps.sh: the default modes pass its check (make apps ran nothing while they did not)" \
+	grep -q "no program none.*rc=2" <<<"$(apps_args "" | tr '\n' ' ')"
+check "apps.sh: glibc-aa before glibc, or glibc-aa missing, exits 2" \
+	grep -q "must include glibc, then glibc-aa rc=2 .*must include glibc, then glibc-aa rc=2" \
+	<<<"$(apps_args "glibc-aa glibc" | tr '\n' ' ') $(apps_args "glibc lock" | tr '\n' ' ')"
+check "apps.sh: an unknown mode exits 2" \
+	grep -q "no mode bogus.*rc=2" <<<"$(apps_args "glibc glibc-aa bogus" | tr '\n' ' ')"
 # apps.sh --judge-stats: the preload's FUTEXLOCK_PRELOAD_STATS=1 lines
 # against the kernel's counters (no guest needed)
 printf 'lock_syscalls: 10\nlock_adaptive_syscalls: 5\nunlock_syscalls: 20\nlost_max: 3\n' >"$TMP/k0"
