@@ -156,11 +156,13 @@ run-steps: kernel userspace perf
 # threads, memcached + memcslap, stress-ng --mutex under glibc, an A/A
 # control, FUTEXLOCK_PRELOAD=lock and =adaptive, in the VM; tables, JSON
 # and the plot in Documentation/results/apps-*.  About 30 minutes under
-# TCG (APPS_REPS, APPS_SECS: userspace/scripts/apps.sh --help).
+# TCG.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
+# userspace/scripts/apps.sh --help) go into the guest, as matrix's do.
+GUEST_APPS_ENV = $(foreach v,$(sort $(filter APPS_%,$(.VARIABLES))),$(v)='$($(v))')
 apps: FLAVOUR = base
 apps: VM_TIMEOUT = 3600
 apps: kernel userspace
-	@$(VMRUN) -- userspace/scripts/apps.sh
+	@$(VMRUN) -- env $(GUEST_APPS_ENV) userspace/scripts/apps.sh
 	@userspace/scripts/appsplot.sh
 
 lockcmp: FLAVOUR = base

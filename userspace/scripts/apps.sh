@@ -74,6 +74,15 @@ KS=/sys/kernel/debug/futex_lock/stats
 R=${APPS_REPS:-10}
 SECS=${APPS_SECS:-4}
 SEED=${APPS_SEED:-$(( $(date +%s) % 100000 ))}
+# whole numbers, checked before RANDOM=$SEED evaluates the seed as
+# arithmetic; at most 200 repetitions (apps_table's MAXR)
+num_ok() {
+	[[ $2 =~ ^(0|[1-9][0-9]{0,9})$ ]] && [ "$2" -ge "$3" ] && [ "$2" -le "$4" ] ||
+		{ echo "apps.sh: $1 must be a whole number in [$3, $4], not '$2'" >&2; exit 2; }
+}
+num_ok APPS_REPS "$R" 2 200
+num_ok APPS_SECS "$SECS" 1 3600
+num_ok APPS_SEED "$SEED" 0 4294967295
 RANDOM=$SEED
 read -ra MODES <<<"${APPS_MODES:-glibc glibc-aa lock adaptive}"
 ALL="cache_bench db_bench sysbench-threads memcached stress-ng"
@@ -391,6 +400,8 @@ for m in "${MODES[@]}"; do
 done
 [[ " ${MODES[*]} " == *" glibc "*"glibc-aa "* ]] ||
 	{ echo "apps.sh: APPS_MODES must include glibc, then glibc-aa" >&2; exit 2; }
+[ "$(printf '%s\n' "${MODES[@]}" | sort | uniq -d)" = "" ] ||
+	{ echo "apps.sh: APPS_MODES names a mode twice: ${MODES[*]}" >&2; exit 2; }
 progs=${APPS:-$ALL}
 for p in $progs; do
 	declare -F "prog_$p" >/dev/null || { echo "apps.sh: no program $p (have: $ALL)" >&2; exit 2; }

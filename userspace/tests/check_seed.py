@@ -167,22 +167,46 @@ def failed(j, have):
 
 
 def adaptive_vs_lock(t, mp):
-    """make apps' adaptive / lock line: by the rule, failed when either
-    mode failed, its median from the two modes' per-repetition values"""
-    c = t.get("adaptive_vs_lock")
+    """make apps' adaptive / lock line (apps_table): present whenever both
+    modes ran, by the engine's rule against the program's own A/A band (the
+    glibc-aa row's interval), failed when either mode failed, its median
+    from the two modes' per-repetition values, and issue 17's words
+    (shown slower, A/A resolved) recomputed from its figures"""
+    name = t.get("test")
+    c, i17 = t.get("adaptive_vs_lock"), t.get("adaptive_vs_lock_issue17")
     rows = {r["type"]: r for r in t.get("rows", [])}
     if "lock" not in rows or "adaptive" not in rows:
-        need(c is None, t.get("test"), "adaptive_vs_lock without both modes")
+        need(c is None and i17 is None, name, "adaptive_vs_lock without both modes")
         return
+    need("adaptive_vs_lock" in t and "adaptive_vs_lock_issue17" in t, name,
+         "both modes ran but no adaptive_vs_lock (an older schema)")
     failed = rows["lock"]["failed"] or rows["adaptive"]["failed"]
-    check_ci("%s adaptive_vs_lock" % t.get("test"), c, t.get("better"), mp, False, failed)
-    if failed or c is None:
-        return
+    check_ci("%s adaptive_vs_lock" % name, c, t.get("better"), mp, False, failed)
+    if failed or c is None or c.get("verdict") == "insufficient data":
+        need(i17 is None, name, "issue 17's words without a figure to judge", i17)
+        if failed or c is None:
+            return
+    band, aa = c.get("aa"), (rows.get("glibc-aa") or {}).get("value_ratio")
+    need(band is not None and aa is not None and band["n"] == aa["n"] and
+         all(abs(band[k] - aa[k]) <= 1e-4 for k in ("median", "lo", "hi")),
+         name, "adaptive_vs_lock not judged against the glibc-aa row's band", band, aa)
     ratios = [a / b for a, b in zip(rows["adaptive"]["value_reps"], rows["lock"]["value_reps"])
               if a and b]
     m = median(ratios) if ratios else 0
     need(len(ratios) == c["n"] and abs(m - c["median"]) <= 2e-3 * max(1, abs(m)),
-         t.get("test"), "adaptive_vs_lock median from value_reps", m, "!=", c["median"])
+         name, "adaptive_vs_lock median from value_reps", m, "!=", c["median"])
+    if c.get("verdict") == "insufficient data" or band is None:
+        return
+    if t.get("better") == "higher":
+        slower = c["hi"] < 1.0 and c["median"] < 0.97
+    else:
+        slower = c["lo"] > 1.0 and c["median"] > 1 / 0.97
+    need(i17 is not None and i17.get("shown_slower") == slower, name,
+         "issue 17 shown_slower", i17, "!=", slower)
+    need(i17 is not None and
+         i17.get("aa_resolved") == (band["lo"] >= 0.95 and band["hi"] <= 1.05) and
+         abs(i17.get("aa_width", -1) - (band["hi"] - band["lo"])) <= 2e-4,
+         name, "issue 17 aa_resolved/aa_width", i17, band)
 
 
 def published(j, have):
