@@ -155,7 +155,7 @@ run-steps: kernel userspace perf
 # Real programs (issue 18 part 3): RocksDB cache_bench and db_bench, sysbench
 # threads, memcached + memcslap, stress-ng --mutex under glibc, an A/A
 # control, FUTEXLOCK_PRELOAD=lock and =adaptive, in the VM; tables, JSON
-# and the plot in Documentation/results/apps-*.  About 30 minutes under
+# and the plot in Documentation/results/apps-*.  17-30 minutes under
 # TCG.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
 # userspace/scripts/apps.sh --help) go into the guest, as matrix's do.
 GUEST_APPS_ENV = $(foreach v,$(sort $(filter APPS_%,$(.VARIABLES))),$(v)='$($(v))')
