@@ -313,17 +313,32 @@ static void stats_text(struct prog *p)
 	}
 }
 
+/*
+ * "adaptive / lock per repetition: MEDIAN [LO,HI], VERDICT (A/A M [L,H],
+ * band [BL,BH]); issue 17: ...": the band is the engine's, two-sided
+ * (fl_decide()); issue 17 counts a program only when its A/A is resolved.
+ */
 static void text_adaptive_lock(const struct fl_ratio_ci *r)
 {
 	static const char *const words[] = { "no verdict", "not shown slower", "SHOWN SLOWER" };
+	int slower = issue17_shown_slower(r);
 	char ci[64];
 
-	printf("adaptive / lock per repetition: %s, %s against the A/A band",
-	       fl_ci_str(r, ci, sizeof(ci)), fl_verdict_name(r->verdict));
-	if (r->verdict != FL_FAILED && r->has_aa && r->aa_n >= 2)
-		printf(" (%.2f [%.2f,%.2f], width %.3f, %s)", r->aa_median, r->aa_lo, r->aa_hi,
-		       r->aa_hi - r->aa_lo, issue17_resolved(r) ? "resolved" : "unresolved");
-	printf("; issue 17: %s\n", words[issue17_shown_slower(r) + 1]);
+	if (r->verdict == FL_FAILED) {
+		printf("adaptive / lock per repetition: failed; issue 17: no verdict\n");
+		return;
+	}
+	printf("adaptive / lock per repetition: %s, %s", fl_ci_str(r, ci, sizeof(ci)),
+	       fl_verdict_name(r->verdict));
+	if (r->has_aa && r->aa_n >= 2 && r->aa_lo > 0.0 && r->aa_hi > 0.0)
+		printf(" (A/A %.2f [%.2f,%.2f], band [%.2f,%.2f])", r->aa_median, r->aa_lo,
+		       r->aa_hi, fmin(1.0, fmin(r->aa_lo, 1.0 / r->aa_hi)),
+		       fmax(1.0, fmax(r->aa_hi, 1.0 / r->aa_lo)));
+	if (slower >= 0 && !issue17_resolved(r))
+		printf("; issue 17: unresolved, A/A not within [%.2f,%.2f] (%s)\n",
+		       ISSUE17_AA_LO, ISSUE17_AA_HI, words[slower + 1]);
+	else
+		printf("; issue 17: %s\n", words[slower + 1]);
 }
 
 static void text(struct prog *p)

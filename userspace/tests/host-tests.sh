@@ -568,7 +568,7 @@ apps_text_ok() {
 	grep -qE '^lock +2010\.50 +2\.00 \[[0-9.]+,[0-9.]+\] +faster ' <<<"$out" &&
 	grep -qE '^adaptive +failed +failed +failed ' <<<"$out" &&
 	grep -qx 'adaptive: 1 of 6 runs FAILED (no figure; see the .runs file)' <<<"$out" &&
-	grep -qx "adaptive / lock per repetition: failed, failed against the A/A band; issue 17: no verdict" <<<"$out"
+	grep -qx "adaptive / lock per repetition: failed; issue 17: no verdict" <<<"$out"
 }
 check "apps_table: baseline, A/A control, a faster row, a failed run gives 'failed' and no figure" apps_text_ok
 "$AT" --json --seed 3 --env "host test" "prog:ops/s:$TMP/apps.runs" >"$TMP/apps.json"; rc=$?
