@@ -403,6 +403,7 @@ done
 [ "$(printf '%s\n' "${MODES[@]}" | sort | uniq -d)" = "" ] ||
 	{ echo "apps.sh: APPS_MODES names a mode twice: ${MODES[*]}" >&2; exit 2; }
 progs=${APPS:-$ALL}
+[ $smoke = 1 ] && progs=$SMOKE_PROG
 for p in $progs; do
 	declare -F "prog_$p" >/dev/null || { echo "apps.sh: no program $p (have: $ALL)" >&2; exit 2; }
 done
@@ -419,7 +420,6 @@ if [ $smoke = 1 ]; then
 	# make check: one program, both modes, short; completion, the
 	# program's own check and the preload's account of what it did,
 	# checked against the kernel's counters; never a speed
-	declare -F "prog_$SMOKE_PROG" >/dev/null || { echo "apps.sh: no program $SMOKE_PROG" >&2; exit 2; }
 	# (cache_bench: 8000 ops gave 16 FUTEX_LOCK calls under TCG, the
 	# smoke runs 16000; a few seconds per mode)
 	SECS=1 CB_OPS=4000 MC_OPS=300

@@ -663,6 +663,8 @@ check "apps.sh: glibc-aa before glibc, or glibc-aa missing, exits 2" \
 	<<<"$(apps_args "glibc-aa glibc" | tr '\n' ' ') $(apps_args "glibc lock" | tr '\n' ' ')"
 check "apps.sh: an unknown mode exits 2" \
 	grep -q "no mode bogus.*rc=2" <<<"$(apps_args "glibc glibc-aa bogus" | tr '\n' ' ')"
+check "apps.sh --smoke with an unknown program exits 2 (before the kernel check)" \
+	grep -q "no program bogus.*rc=2" <<<"$(APPS_OUT=$TMP/apps-out ../userspace/scripts/apps.sh --smoke bogus 2>&1 | tr '\n' ' '; echo "rc=${PIPESTATUS[0]}")"
 check "apps.sh: a mode named twice exits 2" \
 	grep -q "names a mode twice.*rc=2" <<<"$(apps_args "glibc glibc-aa lock lock" | tr '\n' ' ')"
 apps_num() { env "$1" APPS=none APPS_OUT="$TMP/apps-out" ../userspace/scripts/apps.sh 2>&1; echo "rc=$?"; }
