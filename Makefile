@@ -42,6 +42,11 @@ SEED      ?= 1
 TORTURE_ARGS ?=
 FUZZ_ARGS ?=
 
+# guest_env,PREFIX: every make variable PREFIX* (command line or
+# environment) as NAME='value' words for "env" in the guest, which sees
+# only what vm-run passes (apps, matrix, ablation)
+guest_env = $(foreach v,$(sort $(filter $(1)%,$(.VARIABLES))),$(v)='$($(v))')
+
 # Packages needed for what they hold, not for a command: headers,
 # libraries, the kernel source.  Every command we call, and its package, is
 # listed in $(VM)/commands; "make deps" installs both and checks each
@@ -158,11 +163,10 @@ run-steps: kernel userspace perf
 # and the plot in Documentation/results/apps-*.  17-30 minutes under
 # TCG.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
 # userspace/scripts/apps.sh --help) go into the guest, as matrix's do.
-GUEST_APPS_ENV = $(foreach v,$(sort $(filter APPS_%,$(.VARIABLES))),$(v)='$($(v))')
 apps: FLAVOUR = base
 apps: VM_TIMEOUT = 3600
 apps: kernel userspace
-	@$(VMRUN) -- env $(GUEST_APPS_ENV) userspace/scripts/apps.sh
+	@$(VMRUN) -- env $(call guest_env,APPS_) userspace/scripts/apps.sh
 	@userspace/scripts/appsplot.sh
 
 lockcmp: FLAVOUR = base
@@ -176,11 +180,10 @@ lockcmp: module
 # stops (MATRIX_TIMEOUT) leaves the done cells: make matrix again resumes.
 # Then, on the host, the verdict table (matrix-judge.py) and the plots.
 MATRIX_TIMEOUT ?= 14400
-MATRIX_ENV = $(foreach v,$(sort $(filter FL_MATRIX_%,$(.VARIABLES))),$(v)='$($(v))')
 matrix: FLAVOUR = base
 matrix: VM_TIMEOUT = $(MATRIX_TIMEOUT)
 matrix: kernel userspace
-	@rc=0; $(VMRUN) -- env $(MATRIX_ENV) userspace/scripts/matrix.sh || rc=$$?; \
+	@rc=0; $(VMRUN) -- env $(call guest_env,FL_MATRIX_) userspace/scripts/matrix.sh || rc=$$?; \
 		[ $$rc = 0 ] || echo "matrix: the guest run ended with status $$rc; make matrix again resumes from the cells done"; \
 		$(MAKE) --no-print-directory matrix-judge; exit $$rc
 
@@ -190,11 +193,10 @@ matrix: kernel userspace
 # off and FUTEX_LOCK.  FL_ABL_* (userspace/scripts/ablation.sh --help) go
 # into the guest.
 ABLATION_TIMEOUT ?= 3600
-ABLATION_ENV = $(foreach v,$(sort $(filter FL_ABL_%,$(.VARIABLES))),$(v)='$($(v))')
 ablation: FLAVOUR = base
 ablation: VM_TIMEOUT = $(ABLATION_TIMEOUT)
 ablation: kernel userspace
-	@$(VMRUN) -- env $(ABLATION_ENV) userspace/scripts/ablation.sh
+	@$(VMRUN) -- env $(call guest_env,FL_ABL_) userspace/scripts/ablation.sh
 
 # Host only: the verdict table and the plots of the matrix cells there are.
 matrix-judge:

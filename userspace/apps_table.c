@@ -233,18 +233,17 @@ static bool issue17_resolved(const struct fl_ratio_ci *r)
 	       r->aa_lo >= ISSUE17_AA_LO && r->aa_hi <= ISSUE17_AA_HI;
 }
 
-static void compare_adaptive_lock(struct prog *p, int base, int aa)
+/* after compare()'s rows: the A/A row's interval (glibc-aa / glibc) is the band */
+static void compare_adaptive_lock(struct prog *p, int aa)
 {
 	int lk = find_mode(p, "lock"), ad = find_mode(p, "adaptive");
-	struct fl_ratio_ci band;
 
 	memset(&p->al, 0, sizeof(p->al));
 	p->has_al = lk >= 0 && ad >= 0;
 	if (!p->has_al)
 		return;
-	fl_ratio_ci(p->val[aa], p->val[base], p->maxrep, &band);
 	fl_ratio_ci(p->val[ad], p->val[lk], p->maxrep, &p->al);
-	fl_decide(&p->al, better, &band);
+	fl_decide(&p->al, better, &p->ci[aa]);
 	if (p->failed[ad] || p->failed[lk])
 		fl_fail(&p->al);
 }
@@ -267,7 +266,7 @@ static void compare(struct prog *p)
 		if (p->failed[m])
 			fl_fail(r);
 	}
-	compare_adaptive_lock(p, base, aa);
+	compare_adaptive_lock(p, aa);
 }
 
 /* a raw kernel counter (k_NAME): JSON only */
@@ -322,6 +321,7 @@ static void text_adaptive_lock(const struct fl_ratio_ci *r)
 {
 	static const char *const words[] = { "no verdict", "not shown slower", "SHOWN SLOWER" };
 	int slower = issue17_shown_slower(r);
+	double down, up;
 	char ci[64];
 
 	if (r->verdict == FL_FAILED) {
@@ -330,10 +330,11 @@ static void text_adaptive_lock(const struct fl_ratio_ci *r)
 	}
 	printf("adaptive / lock per repetition: %s, %s", fl_ci_str(r, ci, sizeof(ci)),
 	       fl_verdict_name(r->verdict));
-	if (r->has_aa && r->aa_n >= 2 && r->aa_lo > 0.0 && r->aa_hi > 0.0)
+	if (r->has_aa && r->aa_n >= 2 && r->aa_lo > 0.0 && r->aa_hi > 0.0) {
+		fl_aa_band(r->aa_lo, r->aa_hi, &down, &up);
 		printf(" (A/A %.2f [%.2f,%.2f], band [%.2f,%.2f])", r->aa_median, r->aa_lo,
-		       r->aa_hi, fmin(1.0, fmin(r->aa_lo, 1.0 / r->aa_hi)),
-		       fmax(1.0, fmax(r->aa_hi, 1.0 / r->aa_lo)));
+		       r->aa_hi, down, up);
+	}
 	if (slower >= 0 && !issue17_resolved(r))
 		printf("; issue 17: unresolved, A/A not within [%.2f,%.2f] (%s)\n",
 		       ISSUE17_AA_LO, ISSUE17_AA_HI, words[slower + 1]);
@@ -388,7 +389,7 @@ static void text(struct prog *p)
 
 static void json(struct prog *p)
 {
-	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa");
+	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa"), slower;
 
 	printf("{\"test\": ");
 	fl_json_str(stdout, p->name);
@@ -450,9 +451,10 @@ static void json(struct prog *p)
 	else
 		printf("null");
 	printf(", \"adaptive_vs_lock_issue17\": ");
-	if (p->has_al && issue17_shown_slower(&p->al) >= 0)
+	slower = p->has_al ? issue17_shown_slower(&p->al) : -1;
+	if (slower >= 0)
 		printf("{\"shown_slower\": %s, \"aa_resolved\": %s, \"aa_width\": %.4f}",
-		       issue17_shown_slower(&p->al) ? "true" : "false",
+		       slower ? "true" : "false",
 		       issue17_resolved(&p->al) ? "true" : "false", p->al.aa_hi - p->al.aa_lo);
 	else
 		printf("null");

@@ -502,6 +502,15 @@ int fl_ratio_ci(const double *x, const double *base, size_t n,
 		struct fl_ratio_ci *r);
 /* Same for ratios already formed (r[i] > 0 used, others skipped). */
 int fl_median_ci(const double *ratios, size_t n, struct fl_ratio_ci *r);
+/*
+ * The band of an A/A interval [aa_lo, aa_hi], symmetric in log space:
+ * which of two identical instances is the baseline is arbitrary, so the
+ * interval says identical code measured up to 1/lo faster and 1/hi slower
+ * as well.  A verdict needs an interval clear of
+ * [*down, *up] = [min(1, lo, 1/hi), max(1, hi, 1/lo)] ([1, 1] when an
+ * edge is not positive).
+ */
+void fl_aa_band(double aa_lo, double aa_hi, double *down, double *up);
 /* The verdict of r with the A/A band aa (NULL: the A/A row itself, or no
  * A/A: compared with 1 only).  Records the direction and the band in r. */
 void fl_decide(struct fl_ratio_ci *r, enum fl_better better,

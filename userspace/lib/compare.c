@@ -18,6 +18,7 @@
  */
 #include "futexlock.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,16 @@ int fl_ratio_ci(const double *x, const double *base, size_t n,
 	return ret;
 }
 
+void fl_aa_band(double aa_lo, double aa_hi, double *down, double *up)
+{
+	*down = 1.0;
+	*up = 1.0;
+	if (!(aa_lo > 0.0 && aa_hi > 0.0))	/* NaN too */
+		return;
+	*up = fmax(*up, fmax(aa_hi, 1.0 / aa_lo));
+	*down = fmin(*down, fmin(aa_lo, 1.0 / aa_hi));
+}
+
 void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
 	       const struct fl_ratio_ci *aa)
 {
@@ -137,20 +148,8 @@ void fl_decide(struct fl_ratio_ci *r, enum fl_better better,
 		r->verdict = FL_INSUFFICIENT;
 		return;
 	}
-	/*
-	 * The band is symmetric in log space: which of two identical
-	 * instances is the baseline is arbitrary, so an A/A interval
-	 * [lo, hi] says identical code measured up to 1/lo faster and 1/hi
-	 * slower as well.  A verdict needs an interval clear of
-	 * [min(1, lo, 1/hi), max(1, hi, 1/lo)].
-	 */
-	if (aa && aa->lo > 0.0 && aa->hi > 0.0) {
-		double hi = aa->hi > 1.0 / aa->lo ? aa->hi : 1.0 / aa->lo;
-		double lo = aa->lo < 1.0 / aa->hi ? aa->lo : 1.0 / aa->hi;
-
-		up = hi > up ? hi : up;
-		down = lo < down ? lo : down;
-	}
+	if (aa)
+		fl_aa_band(aa->lo, aa->hi, &down, &up);
 	if (r->lo > up)
 		higher = true;
 	else if (r->hi < down)

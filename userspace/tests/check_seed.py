@@ -50,6 +50,15 @@ def median(v):
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
+def check_paired_median(c, v, b, *what):
+    """interval c's pairs and median are those of the per-repetition
+    values v over b (pairs where both are there)"""
+    ratios = [x / y for x, y in zip(v, b) if x and y]
+    m = median(ratios) if ratios else 0
+    need(len(ratios) == c["n"] and abs(m - c["median"]) <= 2e-3 * max(1, abs(m)),
+         *what, "median from the per-repetition values", m, "!=", c["median"])
+
+
 def check_reps(name, rows, base, key, reps_key, nreps):
     """the per-repetition values are stored and give the interval's median"""
     b = base.get(reps_key) or []
@@ -59,10 +68,7 @@ def check_reps(name, rows, base, key, reps_key, nreps):
         c = r.get(key)
         if not c or not isinstance(v, list) or len(b) != len(v):
             continue
-        ratios = [x / y for x, y in zip(v, b) if x and y]
-        m = median(ratios) if ratios else 0
-        need(len(ratios) == c["n"] and abs(m - c["median"]) <= 2e-3 * max(1, abs(m)),
-             name, q, key, "median from", reps_key, m, "!=", c["median"])
+        check_paired_median(c, v, b, name, q, key, reps_key)
 
 
 def provenance(j):
@@ -190,11 +196,8 @@ def adaptive_vs_lock(t, mp):
     need(band is not None and aa is not None and band["n"] == aa["n"] and
          all(abs(band[k] - aa[k]) <= 1e-4 for k in ("median", "lo", "hi")),
          name, "adaptive_vs_lock not judged against the glibc-aa row's band", band, aa)
-    ratios = [a / b for a, b in zip(rows["adaptive"]["value_reps"], rows["lock"]["value_reps"])
-              if a and b]
-    m = median(ratios) if ratios else 0
-    need(len(ratios) == c["n"] and abs(m - c["median"]) <= 2e-3 * max(1, abs(m)),
-         name, "adaptive_vs_lock median from value_reps", m, "!=", c["median"])
+    check_paired_median(c, rows["adaptive"]["value_reps"], rows["lock"]["value_reps"],
+                        name, "adaptive_vs_lock", "value_reps")
     if c.get("verdict") == "insufficient data" or band is None:
         return
     if t.get("better") == "higher":

@@ -655,7 +655,9 @@ check "apps_table: an @stats line with a bad status exits 2" test $rc -eq 2
 # apps.sh's bad input, on the host (before its kernel check): the default
 # modes pass (it stops at the unknown program), a wrong order or an unknown
 # mode exits 2 with its reason
-apps_args() { APPS=${2-none} APPS_MODES=$1 APPS_OUT=$TMP/apps-out ../userspace/scripts/apps.sh 2>&1; echo "rc=$?"; }
+# apps.sh on the host with the assignment $1 and no real program (APPS=none)
+apps_num() { env "$1" APPS=none APPS_OUT="$TMP/apps-out" ../userspace/scripts/apps.sh 2>&1; echo "rc=$?"; }
+apps_args() { apps_num "APPS_MODES=$1"; }
 check "apps.sh: the default modes pass its check (make apps ran nothing while they did not)" \
 	grep -q "no program none.*rc=2" <<<"$(apps_args "" | tr '\n' ' ')"
 check "apps.sh: glibc-aa before glibc, or glibc-aa missing, exits 2" \
@@ -667,7 +669,6 @@ check "apps.sh --smoke with an unknown program exits 2 (before the kernel check)
 	grep -q "no program bogus.*rc=2" <<<"$(APPS_OUT=$TMP/apps-out ../userspace/scripts/apps.sh --smoke bogus 2>&1 | tr '\n' ' '; echo "rc=${PIPESTATUS[0]}")"
 check "apps.sh: a mode named twice exits 2" \
 	grep -q "names a mode twice.*rc=2" <<<"$(apps_args "glibc glibc-aa lock lock" | tr '\n' ' ')"
-apps_num() { env "$1" APPS=none APPS_OUT="$TMP/apps-out" ../userspace/scripts/apps.sh 2>&1; echo "rc=$?"; }
 check "apps.sh: APPS_REPS, APPS_SECS, APPS_SEED must be whole numbers in range (exit 2), good ones pass" \
 	test "$(for a in APPS_REPS=abc APPS_REPS=1 APPS_REPS=201 APPS_SECS=1.5 APPS_SECS=0 APPS_SEED=x APPS_SEED=08; do
 		apps_num "$a" | tr "\n" " " | grep -c "must be a whole number.*rc=2"; done | sort -u)$(apps_num APPS_REPS=200 | tr "\n" " " | grep -c "no program none.*rc=2")" = "11"
