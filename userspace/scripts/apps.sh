@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # make apps (issue 18 part 3): real Debian 12 programs, each with its own
 # figure of merit, under glibc, an A/A control (glibc again, a separate
-# instance), FUTEXLOCK_PRELOAD=lock and =adaptive, in the guest (patched
-# base kernel).  Every program runs each mode once per repetition, in a new
+# instance), FUTEXLOCK_PRELOAD=lock, =lock again (lock-aa: FUTEX_LOCK's own
+# A/A) and =adaptive, in the guest (patched base kernel).  Every program
+# runs each mode once per repetition, in a new
 # random order per repetition; apps_table (lib/compare.c, the engine of
 # futex_lock --compare) prints per mode the median of the per-repetition
 # ratios to glibc, its 95% interval and the verdict against the A/A band
-# (and adaptive / lock, paired the same way: issue 17's question),
+# (and adaptive / lock, paired the same way, against lock-aa / lock's band:
+# issue 17's question),
 # plus the medians of the per-run counters per program op: the kernel's
 # debugfs counter deltas (lock and unlock syscalls, sleeps, spin phases,
 # acquisitions while spinning) and the context switches of the program
@@ -57,9 +59,11 @@
 #                     server's own counters say every get hit
 #   stress-ng         stress-ng --mutex: bogo ops/s (real time)
 # Env: APPS_REPS (10), APPS_SECS (seconds per run, 4), APPS_SEED, APPS,
-# APPS_MODES (default "glibc glibc-aa lock adaptive"; glibc and glibc-aa
+# APPS_MODES (default "glibc glibc-aa lock lock-aa adaptive"; glibc and glibc-aa
 # are required; "off" adds the preload loaded with FUTEXLOCK_PRELOAD=off,
-# everything passed through to glibc: the cost of the interposition alone),
+# everything passed through to glibc: the cost of the interposition alone;
+# "lock-aa" (with lock) runs FUTEXLOCK_PRELOAD=lock again, a separate
+# instance: FUTEX_LOCK's own A/A, the band adaptive / lock is judged by),
 # APPS_OUT (build/apps), APPS_RESULTS (Documentation/results; "" = none),
 # PRELOAD_SO (the preload; the smoke is shown failing with a broken one).
 set -u
@@ -84,7 +88,7 @@ num_ok APPS_REPS "$R" 2 200
 num_ok APPS_SECS "$SECS" 1 3600
 num_ok APPS_SEED "$SEED" 0 4294967295
 RANDOM=$SEED
-read -ra MODES <<<"${APPS_MODES:-glibc glibc-aa lock adaptive}"
+read -ra MODES <<<"${APPS_MODES:-glibc glibc-aa lock lock-aa adaptive}"
 ALL="cache_bench db_bench sysbench-threads memcached stress-ng"
 # program sizes: the fixed-work programs are sized to last about SECS under
 # TCG (the smoke makes them smaller)
@@ -143,7 +147,7 @@ run() {
 	rm -f "$TMP/ru"
 	case $m in
 	glibc*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
-	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
+	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="${m%-aa}" \
 		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" "$@" >"$o" 2>&1 ;;
 	esac
 }
@@ -224,7 +228,7 @@ prog_memcached() {
 	case $m in
 	glibc*) "$AR" -o "$TMP/ru" -- memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 \
 		>"$TMP/srv" 2>&1 & ;;
-	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$m" \
+	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="${m%-aa}" \
 		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 >"$TMP/srv" 2>&1 & ;;
 	esac
 	pid=$!
@@ -394,10 +398,12 @@ fi
 # must not ask for two.
 for m in "${MODES[@]}"; do
 	case $m in
-	glibc | glibc-aa | off | lock | adaptive) ;;
-	*) echo "apps.sh: no mode $m (have: glibc glibc-aa off lock adaptive)" >&2; exit 2 ;;
+	glibc | glibc-aa | off | lock | lock-aa | adaptive) ;;
+	*) echo "apps.sh: no mode $m (have: glibc glibc-aa off lock lock-aa adaptive)" >&2; exit 2 ;;
 	esac
 done
+[[ " ${MODES[*]} " != *" lock-aa "* || " ${MODES[*]} " == *" lock "* ]] ||
+	{ echo "apps.sh: APPS_MODES has lock-aa (lock's A/A control) but not lock" >&2; exit 2; }
 [[ " ${MODES[*]} " == *" glibc "*"glibc-aa "* ]] ||
 	{ echo "apps.sh: APPS_MODES must include glibc, then glibc-aa" >&2; exit 2; }
 [ "$(printf '%s\n' "${MODES[@]}" | sort | uniq -d)" = "" ] ||
@@ -496,9 +502,9 @@ for p in $progs; do
 	: >"$OUT/$p.runs"
 	: >"$OUT/$p.log"
 	# untimed: did the preload engage (else the mode is "failed"), and
-	# the lock/unlock syscall ratio
+	# the lock/unlock syscall ratio (lock-aa is lock's: lock's run says it)
 	for m in "${MODES[@]}"; do
-		[[ $m == glibc* ]] && continue
+		[[ $m == glibc* || $m == lock-aa ]] && continue
 		PL_STATS=1 one_run "$p" "$m"
 		ST=$(stats_judge "$m" "$OPS" "$TMP/k0" "$TMP/k1" "$TMP/o")
 		if [ -n "$WHY" ] && [ "${ST#@stats $m ok }" != "$ST" ]; then

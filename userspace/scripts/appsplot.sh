@@ -4,7 +4,8 @@
 # prepares the data.  For every Documentation/results/apps-<label>.json:
 #   apps-<label>.{svg,png}   per program, the ratio to glibc (median of the
 #                            paired repetitions, 95% bootstrap interval) of
-#                            the A/A control, FUTEXLOCK_PRELOAD=lock and
+#                            the A/A control, FUTEXLOCK_PRELOAD=lock (and its
+#                            own A/A, lock-aa, where it ran) and
 #                            =adaptive; the program's two-sided A/A band
 #                            shaded grey; a point is coloured only where the
 #                            engine's verdict (lib/compare.c) is faster
@@ -33,7 +34,9 @@ if "TCG" in where:
     where = "VM/TCG EMULATION FIGURES (compare ratios only)"
 env = "%s; kernel %s, %d CPUs, tools %s" % (where, j["meta"]["kernel"], j["meta"]["ncpus"],
                                          j["git_commit"])
-modes = ["glibc-aa", "lock", "adaptive"]
+# lock-aa (FUTEXLOCK_PRELOAD=lock again, lock's own A/A) where it ran
+laa = any(r["type"] == "lock-aa" for t in j["tests"] for r in t["rows"])
+modes = ["glibc-aa", "lock"] + (["lock-aa"] if laa else []) + ["adaptive"]
 colour = {"faster": "#2ca02c", "slower": "#d62728"}
 pts, bands, labels, fails = [], [], [], []
 x = 0

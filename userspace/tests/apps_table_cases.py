@@ -26,12 +26,17 @@ NOISY = [0.85, 1.15] * 5              # glibc-aa / glibc: an A/A 30 % wide,
 NARROW = [0.997, 1.003] * 5           # and one 0.6 % wide
 
 
-def runs(aa, ratio, reps=10, fail=None, modes=("glibc", "glibc-aa", "lock", "adaptive")):
+def runs(aa, ratio, reps=10, fail=None, modes=("glibc", "glibc-aa", "lock", "adaptive"),
+         laa=None):
+    """laa: lock-aa / lock per repetition (adds the lock-aa mode)"""
     out = []
+    if laa:
+        modes = modes + ("lock-aa",)
     for r in range(reps):
         lock = 1000.0 * (1 + 0.5 * r)                 # drift across repetitions
         v = {"glibc": 1000.0, "glibc-aa": 1000.0 * aa[r % len(aa)],
-             "lock": lock, "adaptive": lock * ratio[r % len(ratio)]}
+             "lock": lock, "adaptive": lock * ratio[r % len(ratio)],
+             "lock-aa": lock * (laa or [1])[r % len(laa or [1])]}
         for m in modes:
             val = "failed" if fail == (m, r) else "%.6f" % v[m]
             out.append("%s %d %s ops=1" % (m, r + 1, val))
@@ -43,12 +48,13 @@ CASES = {
     # noisy A/A: the engine cannot tell, issue 17's rule can
     "noisy": (runs(NOISY, SLOW), False,
               r"adaptive / lock per repetition: 0\.95 \[0\.9[34],0\.9[56]\], indistinguishable "
-              r"\(A/A [0-9.]+ \[0\.8[0-9],1\.1[0-9]\], band \[0\.8[0-9],1\.1[7-9]\]\); "
+              r"\(A/A glibc-aa/glibc [0-9.]+ \[0\.8[0-9],1\.1[0-9]\], band \[0\.8[0-9],1\.1[7-9]\]\); "
               r"issue 17: unresolved, A/A not within \[0\.95,1\.05\] \(SHOWN SLOWER\)$",
               {"verdict": "indistinguishable", "median": 0.95, "slower": True, "resolved": False}),
     # narrow A/A: both say slower, and the band is resolved
     "narrow": (runs(NARROW, SLOW), False,
-               r"0\.95 \[[0-9.,]+\], slower \(A/A 1\.00 \[[0-9.,]+\], band \[(0\.99|1\.00),1\.0[01]\]\); "
+               r"0\.95 \[[0-9.,]+\], slower \(A/A glibc-aa/glibc 1\.00 \[[0-9.,]+\], "
+               r"band \[(0\.99|1\.00),1\.0[01]\]\); "
                r"issue 17: SHOWN SLOWER$",
                {"verdict": "slower", "median": 0.95, "slower": True, "resolved": True}),
     # 2 % below: the engine says slower, the issue's median rule does not
@@ -67,6 +73,23 @@ CASES = {
     "lock-failed": (runs(NARROW, SLOW, fail=("lock", 1)), False,
                     r"adaptive / lock per repetition: failed; issue 17: no verdict$",
                     {"verdict": "failed", "slower": None}),
+    # lock's own A/A (lock-aa) is the band, not glibc's: glibc's noisy A/A
+    # would leave it unresolved, lock's narrow one resolves it
+    "lock-band": (runs(NOISY, SLOW, laa=NARROW), False,
+                  r"0\.95 \[[0-9.,]+\], slower \(A/A lock-aa/lock 1\.00 \[[0-9.,]+\], "
+                  r"band \[(0\.99|1\.00),1\.0[01]\]\); issue 17: SHOWN SLOWER$",
+                  {"verdict": "slower", "median": 0.95, "slower": True, "resolved": True,
+                   "band": "lock-aa"}),
+    # and the other way round: lock's noisy A/A leaves it unresolved
+    "lock-band-noisy": (runs(NARROW, SLOW, laa=NOISY), False,
+                        r"indistinguishable \(A/A lock-aa/lock [0-9.]+ \[0\.8[0-9],1\.1[0-9]\], "
+                        r".*issue 17: unresolved, A/A not within \[0\.95,1\.05\] \(SHOWN SLOWER\)$",
+                        {"verdict": "indistinguishable", "median": 0.95, "slower": True,
+                         "resolved": False, "band": "lock-aa"}),
+    # a failed lock-aa run fails the line
+    "lock-aa-failed": (runs(NARROW, SLOW, laa=NARROW, fail=("lock-aa", 2)), False,
+                       r"adaptive / lock per repetition: failed; issue 17: no verdict$",
+                       {"verdict": "failed", "slower": None, "band": "lock-aa"}),
     # no adaptive mode: no line, both fields null
     "no-adaptive": (runs(NARROW, SLOW, modes=("glibc", "glibc-aa", "lock")), False, None, None),
 }
@@ -122,10 +145,16 @@ def run_case(at, tmp, name):
                 i17.get("aa_resolved") != want["resolved"]:
             bad.append("issue 17 %s, want shown_slower %s resolved %s"
                        % (i17, want["slower"], want["resolved"]))
+        src = want.get("band", "glibc-aa")
+        if t.get("adaptive_vs_lock_band") != src:
+            bad.append("adaptive_vs_lock_band %s, want %s"
+                       % (t.get("adaptive_vs_lock_band"), src))
         aa = {r["type"]: r for r in t["rows"]}["glibc-aa"]["value_ratio"]
-        if c and "aa" in c and c["aa"] is not None and \
+        if src == "glibc-aa" and c and "aa" in c and c["aa"] is not None and \
                 any(c["aa"][k] != aa[k] for k in ("n", "median", "lo", "hi")):
             bad.append("band %s is not the glibc-aa row's %s" % (c["aa"], aa))
+        if src == "lock-aa" and c and c.get("aa") == aa:
+            bad.append("band %s is glibc's, not lock-aa / lock" % c["aa"])
     # and the published-file checker accepts it (the tree under test may be dirty)
     j = json.loads(js)
     j["git_commit"] = j["git_commit"].replace("-dirty", "")
@@ -157,11 +186,36 @@ def dressed(at, tmp):
         "shown_slower": lambda c, i: i.update(shown_slower=False),
         "aa_resolved": lambda c, i: i.update(aa_resolved=False),
     }
-    for what, edit in list(edits.items()) + [("left out", None)]:
+    bad += dress(base, edits, tmp)
+    # with lock-aa: the band must be lock's own, and say so
+    bad2 = run_case(at, tmp, "lock-band")
+    if bad2:
+        return bad + ["the genuine lock-aa file: %s" % bad2]
+    base = json.load(open(os.path.join(tmp, "apps-lock-band.json")))
+
+    def glibc_band(c, i, t):    # glibc's A/A interval, still called lock-aa's
+        g = {r["type"]: r for r in t["rows"]}["glibc-aa"]["value_ratio"]
+        c["aa"] = {k: g[k] for k in ("n", "median", "lo", "hi")}
+
+    edits = {
+        "band named glibc-aa": lambda c, i, t: t.update(adaptive_vs_lock_band="glibc-aa"),
+        "band field left out": lambda c, i, t: t.pop("adaptive_vs_lock_band"),
+        "glibc's band in lock-aa's place": glibc_band,
+        "lock-aa band median": lambda c, i, t: c["aa"].update(median=1.2, hi=1.3),
+    }
+    return bad + dress(base, edits, tmp, with_test=True)
+
+
+def dress(base, edits, tmp, with_test=False):
+    """check_seed must refuse base with each edit applied"""
+    bad = []
+    for what, edit in list(edits.items()) + ([] if with_test else [("left out", None)]):
         j = json.loads(json.dumps(base))
         t = j["tests"][0]
         if edit is None:
             del t["adaptive_vs_lock"], t["adaptive_vs_lock_issue17"]
+        elif with_test:
+            edit(t["adaptive_vs_lock"], t["adaptive_vs_lock_issue17"], t)
         else:
             edit(t["adaptive_vs_lock"], t["adaptive_vs_lock_issue17"])
         path = os.path.join(tmp, "apps-dressed.json")

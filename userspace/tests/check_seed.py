@@ -174,8 +174,9 @@ def failed(j, have):
 
 def adaptive_vs_lock(t, mp):
     """make apps' adaptive / lock line (apps_table): present whenever both
-    modes ran, by the engine's rule against the program's own A/A band (the
-    glibc-aa row's interval), failed when either mode failed, its median
+    modes ran, by the engine's rule against an A/A band (lock-aa / lock per
+    repetition when the lock-aa mode ran, else the glibc-aa row's interval;
+    "adaptive_vs_lock_band" says which), failed when a mode failed, its median
     from the two modes' per-repetition values, and issue 17's words
     (shown slower, A/A resolved) recomputed from its figures"""
     name = t.get("test")
@@ -186,16 +187,28 @@ def adaptive_vs_lock(t, mp):
         return
     need("adaptive_vs_lock" in t and "adaptive_vs_lock_issue17" in t, name,
          "both modes ran but no adaptive_vs_lock (an older schema)")
-    failed = rows["lock"]["failed"] or rows["adaptive"]["failed"]
+    failed = rows["lock"]["failed"] or rows["adaptive"]["failed"] or \
+        (rows.get("lock-aa") or {}).get("failed", False)
     check_ci("%s adaptive_vs_lock" % name, c, t.get("better"), mp, False, failed)
     if failed or c is None or c.get("verdict") == "insufficient data":
         need(i17 is None, name, "issue 17's words without a figure to judge", i17)
         if failed or c is None:
             return
-    band, aa = c.get("aa"), (rows.get("glibc-aa") or {}).get("value_ratio")
-    need(band is not None and aa is not None and band["n"] == aa["n"] and
-         all(abs(band[k] - aa[k]) <= 1e-4 for k in ("median", "lo", "hi")),
-         name, "adaptive_vs_lock not judged against the glibc-aa row's band", band, aa)
+    band = c.get("aa")
+    src = t.get("adaptive_vs_lock_band", "glibc-aa")
+    need(src == ("lock-aa" if "lock-aa" in rows else "glibc-aa"), name,
+         "adaptive_vs_lock_band", src, "with modes", sorted(rows))
+    if src == "lock-aa":
+        # FUTEX_LOCK's own A/A: lock-aa over lock, paired per repetition
+        need(band is not None, name, "adaptive_vs_lock without its lock-aa band")
+        check_paired_median(band, rows["lock-aa"]["value_reps"], rows["lock"]["value_reps"],
+                            name, "adaptive_vs_lock band (lock-aa / lock)", "value_reps")
+        need(band["lo"] <= band["median"] <= band["hi"], name, "lock-aa band", band)
+    else:
+        aa = (rows.get("glibc-aa") or {}).get("value_ratio")
+        need(band is not None and aa is not None and band["n"] == aa["n"] and
+             all(abs(band[k] - aa[k]) <= 1e-4 for k in ("median", "lo", "hi")),
+             name, "adaptive_vs_lock not judged against the glibc-aa row's band", band, aa)
     check_paired_median(c, rows["adaptive"]["value_reps"], rows["lock"]["value_reps"],
                         name, "adaptive_vs_lock", "value_reps")
     if c.get("verdict") == "insufficient data" or band is None:
