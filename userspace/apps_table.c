@@ -239,12 +239,24 @@ static bool issue17_resolved(const struct fl_ratio_ci *r)
 	       r->aa_lo >= ISSUE17_AA_LO && r->aa_hi <= ISSUE17_AA_HI;
 }
 
-/* after compare()'s rows: lock-aa / lock, or the glibc A/A row, is the band */
+/* a run or the @stats run of mode m failed (glibc's runs not counted) */
+static bool own_failure(const struct prog *p, int m)
+{
+	return p->nfail[m] || p->sfailed[m];
+}
+
+/*
+ * After compare()'s rows.  With lock-aa, the band is lock-aa / lock over
+ * the same repetitions, and only adaptive's, lock's and lock-aa's own
+ * failures fail the line (glibc plays no part in it); the band must rest
+ * on the same pairs as the comparison.  Without it, glibc's A/A row is
+ * the band and a failed glibc run fails the line as it fails the rows.
+ */
 static void compare_adaptive_lock(struct prog *p, int aa)
 {
 	int lk = find_mode(p, "lock"), ad = find_mode(p, "adaptive");
 	int laa = find_mode(p, "lock-aa");
-	const struct fl_ratio_ci *band = &p->ci[aa];
+	bool failed;
 
 	memset(&p->al, 0, sizeof(p->al));
 	memset(&p->lock_aa, 0, sizeof(p->lock_aa));
@@ -252,20 +264,37 @@ static void compare_adaptive_lock(struct prog *p, int aa)
 	p->al_lock_band = p->has_al && laa >= 0;
 	if (!p->has_al)
 		return;
-	if (p->al_lock_band) {
-		fl_ratio_ci(p->val[laa], p->val[lk], p->maxrep, &p->lock_aa);
-		band = &p->lock_aa;
-	}
 	fl_ratio_ci(p->val[ad], p->val[lk], p->maxrep, &p->al);
-	fl_decide(&p->al, better, band);
-	if (p->failed[ad] || p->failed[lk] || (laa >= 0 && p->failed[laa]))
+	if (!p->al_lock_band) {
+		fl_decide(&p->al, better, &p->ci[aa]);
+		if (p->failed[ad] || p->failed[lk])
+			fl_fail(&p->al);
+		return;
+	}
+	fl_ratio_ci(p->val[laa], p->val[lk], p->maxrep, &p->lock_aa);
+	fl_decide(&p->lock_aa, better, NULL);
+	p->lock_aa.verdict = p->lock_aa.n < 2 ? FL_NO_DATA : FL_CONTROL;
+	fl_decide(&p->al, better, &p->lock_aa);
+	failed = own_failure(p, ad) || own_failure(p, lk) || own_failure(p, laa) ||
+		 p->lock_aa.n != p->al.n;
+	if (failed)
 		fl_fail(&p->al);
+	if (own_failure(p, lk) || own_failure(p, laa))
+		fl_fail(&p->lock_aa);
 }
 
+/*
+ * lock-aa is FUTEXLOCK_PRELOAD=lock again: a control (its ratio to glibc
+ * repeats lock's finding, so no verdict of its own), failed with lock's
+ * @stats run (apps.sh runs that one for lock only).
+ */
 static void compare(struct prog *p)
 {
 	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa");
+	int lk = find_mode(p, "lock"), laa = find_mode(p, "lock-aa");
 
+	if (laa >= 0 && lk >= 0)
+		p->sfailed[laa] |= p->sfailed[lk];
 	for (int m = 0; m < p->nm; m++) {
 		struct fl_ratio_ci *r = &p->ci[m];
 
@@ -276,7 +305,8 @@ static void compare(struct prog *p)
 			r->verdict = p->failed[m] ? FL_FAILED : FL_NO_DATA;
 			continue;
 		}
-		fl_compare(p->val[m], p->val[base], p->val[aa], p->maxrep, better, r);
+		fl_compare(p->val[m], p->val[base], m == laa ? p->val[laa] : p->val[aa],
+			   p->maxrep, better, r);
 		if (p->failed[m])
 			fl_fail(r);
 	}
@@ -405,6 +435,7 @@ static void text(struct prog *p)
 static void json(struct prog *p)
 {
 	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa"), slower;
+	int laa = find_mode(p, "lock-aa");
 
 	printf("{\"test\": ");
 	fl_json_str(stdout, p->name);
@@ -416,7 +447,7 @@ static void json(struct prog *p)
 		printf("%s\n  {\"type\": ", m ? "," : "");
 		fl_json_str(stdout, p->mname[m]);
 		printf(", \"aa\": %s, \"baseline\": %s, \"failed\": %s, \"failed_runs\": %d, ",
-		       m == aa ? "true" : "false", m == base ? "true" : "false",
+		       m == aa || m == laa ? "true" : "false", m == base ? "true" : "false",
 		       p->failed[m] ? "true" : "false", p->nfail[m]);
 		if (p->nfail[m] || p->sfailed[m])
 			printf("\"value_median\": null, ");
@@ -463,6 +494,11 @@ static void json(struct prog *p)
 	printf("], \"adaptive_vs_lock\": ");
 	if (p->has_al)
 		fl_json_ci(stdout, &p->al);
+	else
+		printf("null");
+	printf(", \"lock_aa_vs_lock\": ");
+	if (p->al_lock_band)
+		fl_json_ci(stdout, &p->lock_aa);
 	else
 		printf("null");
 	printf(", \"adaptive_vs_lock_band\": ");

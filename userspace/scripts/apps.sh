@@ -139,6 +139,9 @@ fdiv() {
 # the value of "KEY=VALUE" in the apps_run line of FILE
 rval() { local w; for w in $(<"$2"); do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done; echo 0; }
 
+# FUTEXLOCK_PRELOAD of a preloaded mode: lock-aa is lock again
+preload_mode() { echo "${1%-aa}"; }
+
 # run MODE OUTFILE COMMAND...: COMMAND under MODE (glibc*: no preload at
 # all), timed by apps_run (rusage in $TMP/ru), hang-guarded; its status
 run() {
@@ -147,7 +150,7 @@ run() {
 	rm -f "$TMP/ru"
 	case $m in
 	glibc*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
-	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="${m%-aa}" \
+	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$(preload_mode "$m")" \
 		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" "$@" >"$o" 2>&1 ;;
 	esac
 }
@@ -228,7 +231,7 @@ prog_memcached() {
 	case $m in
 	glibc*) "$AR" -o "$TMP/ru" -- memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 \
 		>"$TMP/srv" 2>&1 & ;;
-	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="${m%-aa}" \
+	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$(preload_mode "$m")" \
 		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 >"$TMP/srv" 2>&1 & ;;
 	esac
 	pid=$!
@@ -402,8 +405,9 @@ for m in "${MODES[@]}"; do
 	*) echo "apps.sh: no mode $m (have: glibc glibc-aa off lock lock-aa adaptive)" >&2; exit 2 ;;
 	esac
 done
-[[ " ${MODES[*]} " != *" lock-aa "* || " ${MODES[*]} " == *" lock "* ]] ||
-	{ echo "apps.sh: APPS_MODES has lock-aa (lock's A/A control) but not lock" >&2; exit 2; }
+has_mode() { [[ " ${MODES[*]} " == *" $1 "* ]]; }
+! has_mode lock-aa || { has_mode lock && has_mode adaptive; } ||
+	{ echo "apps.sh: APPS_MODES has lock-aa (lock's A/A, the band of adaptive / lock) but not lock and adaptive" >&2; exit 2; }
 [[ " ${MODES[*]} " == *" glibc "*"glibc-aa "* ]] ||
 	{ echo "apps.sh: APPS_MODES must include glibc, then glibc-aa" >&2; exit 2; }
 [ "$(printf '%s\n' "${MODES[@]}" | sort | uniq -d)" = "" ] ||
@@ -435,13 +439,15 @@ if [ $smoke = 1 ]; then
 	n=0 fail=0 t0=$SECONDS
 	echo "TAP version 13"
 	echo "# $SMOKE_PROG under the preload ($SO), kernel $(uname -r)"
-	for m in lock adaptive; do
+	# lock-aa too: make apps' A/A of lock must run the preload as lock
+	for m in lock lock-aa adaptive; do
+		pm=$(preload_mode "$m")
 		PL_STATS=1 one_run "$SMOKE_PROG" "$m"
 		grep -v 'futexlock-preload: stats:' "$TMP/o" | tail -n 4 >"$TMP/tail"
 		grep 'futexlock-preload: stats:' "$TMP/o" >>"$TMP/tail"
 		while IFS= read -r l; do echo "# $l"; done <"$TMP/tail"
 		echo "# $m: kernel: FUTEX_LOCK(+ADAPTIVE) +$LSYS, of them ADAPTIVE +$LSYS_A, FUTEX_UNLOCK +$USYS"
-		ST=$(stats_judge "$m" "$OPS" "$TMP/k0" "$TMP/k1" "$TMP/o")
+		ST=$(stats_judge "$pm" "$OPS" "$TMP/k0" "$TMP/k1" "$TMP/o")
 		while IFS= read -r l; do echo "# $l"; done <<<"$ST"
 		SWHY=
 		[[ $ST == *$'\n'* ]] && SWHY=" (${ST#*$'\n'# })"
@@ -460,7 +466,7 @@ if [ $smoke = 1 ]; then
 		n=$((n + 1))
 		acq=$(sfield "$ST" acq) conv=$(sfield "$ST" converted) want=1
 		[ "$SMOKE_PROG" = cache_bench ] && want=$OPS
-		if [ "${ST#@stats $m ok }" != "$ST" ] && [ "$acq" -ge "$want" ] && [ "$want" -gt 0 ]; then
+		if [ "${ST#@stats $pm ok }" != "$ST" ] && [ "$acq" -ge "$want" ] && [ "$want" -gt 0 ]; then
 			echo "ok $n - $SMOKE_PROG under $m: the preload converted $conv mutexes and took $acq locks (>= $want)"
 		else
 			echo "not ok $n - $SMOKE_PROG under $m: the preload converted $conv mutexes and took $acq locks (want >= $want)$SWHY"

@@ -24,12 +24,15 @@ SLOW = [0.95, 0.96, 0.95, 0.96, 0.93, 0.94, 0.95, 0.96, 0.95, 0.94]
 NOISY = [0.85, 1.15] * 5              # glibc-aa / glibc: an A/A 30 % wide,
                                       # its two-sided band [0.85, 1/0.85]
 NARROW = [0.997, 1.003] * 5           # and one 0.6 % wide
+LNARROW = [0.992, 0.998] * 5          # lock-aa / lock: narrow, its median
+                                      # (0.995) not glibc-aa's (1.00)
 
 
 def runs(aa, ratio, reps=10, fail=None, modes=("glibc", "glibc-aa", "lock", "adaptive"),
-         laa=None):
-    """laa: lock-aa / lock per repetition (adds the lock-aa mode)"""
-    out = []
+         laa=None, stats=()):
+    """laa: lock-aa / lock per repetition (adds the lock-aa mode); stats:
+    "@stats ..." lines (the untimed runs apps.sh records)"""
+    out = list(stats)
     if laa:
         modes = modes + ("lock-aa",)
     for r in range(reps):
@@ -75,9 +78,9 @@ CASES = {
                     {"verdict": "failed", "slower": None}),
     # lock's own A/A (lock-aa) is the band, not glibc's: glibc's noisy A/A
     # would leave it unresolved, lock's narrow one resolves it
-    "lock-band": (runs(NOISY, SLOW, laa=NARROW), False,
-                  r"0\.95 \[[0-9.,]+\], slower \(A/A lock-aa/lock 1\.00 \[[0-9.,]+\], "
-                  r"band \[(0\.99|1\.00),1\.0[01]\]\); issue 17: SHOWN SLOWER$",
+    "lock-band": (runs(NOISY, SLOW, laa=LNARROW), False,
+                  r"0\.95 \[[0-9.,]+\], slower \(A/A lock-aa/lock 0\.99 \[[0-9.,]+\], "
+                  r"band \[0\.99,1\.01\]\); issue 17: SHOWN SLOWER$",
                   {"verdict": "slower", "median": 0.95, "slower": True, "resolved": True,
                    "band": "lock-aa"}),
     # and the other way round: lock's noisy A/A leaves it unresolved
@@ -86,10 +89,34 @@ CASES = {
                         r".*issue 17: unresolved, A/A not within \[0\.95,1\.05\] \(SHOWN SLOWER\)$",
                         {"verdict": "indistinguishable", "median": 0.95, "slower": True,
                          "resolved": False, "band": "lock-aa"}),
+    # lower is better under lock's band: 5 % higher is the worse side
+    "lock-band-lower": (runs(NOISY, [1.05, 1.06, 1.04, 1.05, 1.05], laa=LNARROW), True,
+                        r"1\.05 \[[0-9.,]+\], slower \(A/A lock-aa/lock .*\); issue 17: SHOWN SLOWER$",
+                        {"verdict": "slower", "median": 1.05, "slower": True, "resolved": True,
+                         "band": "lock-aa"}),
+    # four pairs: no verdict, lock's band or not
+    "lock-band-few": (runs(NARROW, SLOW, reps=4, laa=LNARROW), False,
+                      r"insufficient data \(A/A lock-aa/lock .*\); issue 17: no verdict$",
+                      {"verdict": "insufficient data", "slower": None, "band": "lock-aa"}),
+    # a failed glibc run fails the rows, not adaptive / lock under lock's band
+    "lock-band-glibc-failed": (runs(NOISY, SLOW, laa=LNARROW, fail=("glibc", 3)), False,
+                               r"0\.95 \[[0-9.,]+\], slower \(A/A lock-aa/lock .*\); "
+                               r"issue 17: SHOWN SLOWER$",
+                               {"verdict": "slower", "median": 0.95, "slower": True,
+                                "resolved": True, "band": "lock-aa", "lock_aa_failed": True}),
     # a failed lock-aa run fails the line
     "lock-aa-failed": (runs(NARROW, SLOW, laa=NARROW, fail=("lock-aa", 2)), False,
                        r"adaptive / lock per repetition: failed; issue 17: no verdict$",
-                       {"verdict": "failed", "slower": None, "band": "lock-aa"}),
+                       {"verdict": "failed", "slower": None, "band": "lock-aa",
+                        "lock_aa_failed": True}),
+    # lock's untimed @stats run failed (the preload did not engage): lock-aa
+    # (lock again, no @stats run of its own) fails with it, and the line
+    "lock-stats-failed": (runs(NARROW, SLOW, laa=LNARROW,
+                               stats=["@stats lock failed converted=0",
+                                      "@stats adaptive ok converted=1"]), False,
+                          r"adaptive / lock per repetition: failed; issue 17: no verdict$",
+                          {"verdict": "failed", "slower": None, "band": "lock-aa",
+                           "lock_aa_failed": True}),
     # no adaptive mode: no line, both fields null
     "no-adaptive": (runs(NARROW, SLOW, modes=("glibc", "glibc-aa", "lock")), False, None, None),
 }
@@ -153,8 +180,15 @@ def run_case(at, tmp, name):
         if src == "glibc-aa" and c and "aa" in c and c["aa"] is not None and \
                 any(c["aa"][k] != aa[k] for k in ("n", "median", "lo", "hi")):
             bad.append("band %s is not the glibc-aa row's %s" % (c["aa"], aa))
-        if src == "lock-aa" and c and c.get("aa") == aa:
+        if src == "lock-aa" and c and c.get("aa") and \
+                all(c["aa"][k] == aa[k] for k in ("n", "median", "lo", "hi")):
             bad.append("band %s is glibc's, not lock-aa / lock" % c["aa"])
+        rows = {r["type"]: r for r in t["rows"]}
+        if "lock-aa" in rows and (rows["lock-aa"]["failed"] != want.get("lock_aa_failed", False)
+                                  or rows["lock-aa"]["aa"] is not True):
+            bad.append("lock-aa row: failed %s, want %s; aa %s, want true (a control)"
+                       % (rows["lock-aa"]["failed"], want.get("lock_aa_failed", False),
+                          rows["lock-aa"]["aa"]))
     # and the published-file checker accepts it (the tree under test may be dirty)
     j = json.loads(js)
     j["git_commit"] = j["git_commit"].replace("-dirty", "")
@@ -193,15 +227,37 @@ def dressed(at, tmp):
         return bad + ["the genuine lock-aa file: %s" % bad2]
     base = json.load(open(os.path.join(tmp, "apps-lock-band.json")))
 
-    def glibc_band(c, i, t):    # glibc's A/A interval, still called lock-aa's
-        g = {r["type"]: r for r in t["rows"]}["glibc-aa"]["value_ratio"]
-        c["aa"] = {k: g[k] for k in ("n", "median", "lo", "hi")}
+    def rejudge(c, i, band):
+        """c judged against band, everything else made to agree (so only
+        the band check can refuse it)"""
+        c["aa"] = {k: band[k] for k in ("n", "median", "lo", "hi")}
+        down = min(1, band["lo"], 1 / band["hi"])
+        up = max(1, band["hi"], 1 / band["lo"])
+        c["verdict"] = "slower" if c["hi"] < down else \
+            "faster" if c["lo"] > up else "indistinguishable"
+        c["aa_ok"] = band["lo"] <= 1 <= band["hi"]
+        i.update(aa_resolved=band["lo"] >= 0.95 and band["hi"] <= 1.05,
+                 aa_width=round(band["hi"] - band["lo"], 4))
+
+    def glibc_band(c, i, t):    # glibc's A/A in lock-aa's place (unresolved)
+        rejudge(c, i, {r["type"]: r for r in t["rows"]}["glibc-aa"]["value_ratio"])
+
+    def wide_band(c, i, t):     # both copies of lock's band widened alike
+        t["lock_aa_vs_lock"].update(lo=0.85, hi=1.15)
+        rejudge(c, i, t["lock_aa_vs_lock"])
+
+    def own_interval(c, i, t):  # adaptive / lock's own interval moved up
+        c.update(lo=0.96, hi=1.01)
+        rejudge(c, i, c["aa"])
+        i.update(shown_slower=False)
 
     edits = {
         "band named glibc-aa": lambda c, i, t: t.update(adaptive_vs_lock_band="glibc-aa"),
         "band field left out": lambda c, i, t: t.pop("adaptive_vs_lock_band"),
         "glibc's band in lock-aa's place": glibc_band,
-        "lock-aa band median": lambda c, i, t: c["aa"].update(median=1.2, hi=1.3),
+        "lock-aa band widened, consistently": wide_band,
+        "its own interval, consistently": own_interval,
+        "lock_aa_vs_lock left out": lambda c, i, t: t.pop("lock_aa_vs_lock"),
     }
     return bad + dress(base, edits, tmp, with_test=True)
 

@@ -59,6 +59,42 @@ def check_paired_median(c, v, b, *what):
          *what, "median from the per-repetition values", m, "!=", c["median"])
 
 
+def boot_ci(v, b):
+    """lib/compare.c's interval of the paired ratios v/b, recomputed: the
+    median of the pairs and the 2.5 %/97.5 % quantiles (linear between
+    order statistics) of the medians of 10000 resamples drawn with
+    xorshift64* from the fixed seed (fl_median_ci()); (n, median, lo, hi)"""
+    mask = (1 << 64) - 1
+    r = [x / y for x, y in zip(v, b) if x and y]
+    n, s, meds = len(r), 0x9e3779b97f4a7c15, []
+    if n < 2:
+        return n, None, None, None
+    for _ in range(10000):
+        res = []
+        for _ in range(n):
+            s ^= s >> 12
+            s ^= (s << 25) & mask
+            s ^= s >> 27
+            res.append(r[((s * 2685821657736338717) & mask) % n])
+        meds.append(median(res))
+    meds.sort()
+
+    def q(p):
+        pos = p * (len(meds) - 1)
+        i = int(pos)
+        return meds[i] + (pos - i) * (meds[i + 1] - meds[i]) if i + 1 < len(meds) else meds[i]
+    return n, median(r), q(0.025), q(0.975)
+
+
+def check_boot(c, v, b, *what):
+    """interval c (n, median, lo, hi) is boot_ci(v, b) at the JSON's
+    precision (values %.6g, intervals %.4f)"""
+    n, m, lo, hi = boot_ci(v, b)
+    need(c is not None and c.get("n") == n and m is not None and
+         all(abs(c.get(k, -1) - x) <= 1e-3 for k, x in (("median", m), ("lo", lo), ("hi", hi))),
+         *what, "interval", c, "!= the engine's, recomputed:", (n, m, lo, hi))
+
+
 def check_reps(name, rows, base, key, reps_key, nreps):
     """the per-repetition values are stored and give the interval's median"""
     b = base.get(reps_key) or []
@@ -172,45 +208,69 @@ def failed(j, have):
                          c, (c or {}).get("better", "lower"), 5, r["aa"], True)
 
 
+def own_failure(rows, m):
+    """a run or the @stats run of mode m failed (lock-aa's @stats run is
+    lock's); glibc's runs not counted"""
+    r = rows.get(m) or {}
+    st = (rows.get("lock" if m == "lock-aa" else m) or {}).get("stats_run") or {}
+    return bool(r.get("failed_runs")) or st.get("status") == "failed"
+
+
 def adaptive_vs_lock(t, mp):
     """make apps' adaptive / lock line (apps_table): present whenever both
-    modes ran, by the engine's rule against an A/A band (lock-aa / lock per
-    repetition when the lock-aa mode ran, else the glibc-aa row's interval;
-    "adaptive_vs_lock_band" says which), failed when a mode failed, its median
-    from the two modes' per-repetition values, and issue 17's words
-    (shown slower, A/A resolved) recomputed from its figures"""
+    modes ran; judged against lock-aa / lock per repetition when the lock-aa
+    mode ran ("adaptive_vs_lock_band": "lock-aa", the band also published
+    as lock_aa_vs_lock; failed by a failure of adaptive, lock or lock-aa
+    only), else against the glibc-aa row's interval (failed when either
+    mode's row failed); both intervals recomputed from the per-repetition
+    values (boot_ci), and issue 17's words (shown slower, A/A resolved)
+    recomputed from its figures"""
     name = t.get("test")
     c, i17 = t.get("adaptive_vs_lock"), t.get("adaptive_vs_lock_issue17")
     rows = {r["type"]: r for r in t.get("rows", [])}
+    if "lock-aa" in rows:
+        # lock-aa is a control, failed with lock's @stats run
+        need(rows["lock-aa"].get("aa") is True, name, "lock-aa row not a control")
+        need(rows["lock-aa"]["failed"] or not own_failure(rows, "lock-aa"), name,
+             "lock-aa row not failed though lock's @stats run or its own run failed")
     if "lock" not in rows or "adaptive" not in rows:
         need(c is None and i17 is None, name, "adaptive_vs_lock without both modes")
         return
     need("adaptive_vs_lock" in t and "adaptive_vs_lock_issue17" in t, name,
          "both modes ran but no adaptive_vs_lock (an older schema)")
-    failed = rows["lock"]["failed"] or rows["adaptive"]["failed"] or \
-        (rows.get("lock-aa") or {}).get("failed", False)
+    src = t.get("adaptive_vs_lock_band", "glibc-aa")
+    need(src == ("lock-aa" if "lock-aa" in rows else "glibc-aa"), name,
+         "adaptive_vs_lock_band", src, "with modes", sorted(rows))
+    lock_band = "lock-aa" in rows
+    if lock_band:
+        failed = any(own_failure(rows, m) for m in ("adaptive", "lock", "lock-aa"))
+        lb = t.get("lock_aa_vs_lock")
+        lb_failed = own_failure(rows, "lock") or own_failure(rows, "lock-aa")
+        need(lb is not None and (lb.get("verdict") == "failed") == lb_failed, name,
+             "lock_aa_vs_lock missing, or failed/not failed against its runs", lb)
+        if lb and not lb_failed:
+            check_boot(lb, rows["lock-aa"]["value_reps"], rows["lock"]["value_reps"],
+                       name, "lock_aa_vs_lock (lock-aa / lock)")
+    else:
+        failed = rows["lock"]["failed"] or rows["adaptive"]["failed"]
     check_ci("%s adaptive_vs_lock" % name, c, t.get("better"), mp, False, failed)
     if failed or c is None or c.get("verdict") == "insufficient data":
         need(i17 is None, name, "issue 17's words without a figure to judge", i17)
         if failed or c is None:
             return
     band = c.get("aa")
-    src = t.get("adaptive_vs_lock_band", "glibc-aa")
-    need(src == ("lock-aa" if "lock-aa" in rows else "glibc-aa"), name,
-         "adaptive_vs_lock_band", src, "with modes", sorted(rows))
-    if src == "lock-aa":
-        # FUTEX_LOCK's own A/A: lock-aa over lock, paired per repetition
-        need(band is not None, name, "adaptive_vs_lock without its lock-aa band")
-        check_paired_median(band, rows["lock-aa"]["value_reps"], rows["lock"]["value_reps"],
-                            name, "adaptive_vs_lock band (lock-aa / lock)", "value_reps")
-        need(band["lo"] <= band["median"] <= band["hi"], name, "lock-aa band", band)
+    if lock_band:
+        need(band is not None and lb is not None and band["n"] == c["n"] and
+             all(abs(band[k] - lb.get(k, -1)) <= 1e-4 for k in ("n", "median", "lo", "hi")),
+             name, "adaptive_vs_lock not judged against lock_aa_vs_lock on the same pairs",
+             band, lb)
     else:
         aa = (rows.get("glibc-aa") or {}).get("value_ratio")
         need(band is not None and aa is not None and band["n"] == aa["n"] and
              all(abs(band[k] - aa[k]) <= 1e-4 for k in ("median", "lo", "hi")),
              name, "adaptive_vs_lock not judged against the glibc-aa row's band", band, aa)
-    check_paired_median(c, rows["adaptive"]["value_reps"], rows["lock"]["value_reps"],
-                        name, "adaptive_vs_lock", "value_reps")
+    check_boot(c, rows["adaptive"]["value_reps"], rows["lock"]["value_reps"],
+               name, "adaptive_vs_lock")
     if c.get("verdict") == "insufficient data" or band is None:
         return
     if t.get("better") == "higher":

@@ -604,11 +604,12 @@ check "apps_table --json: published schema, verdicts by the rule, failed row wit
 # repetition, by the engine against the program's A/A band and by the
 # issue's own rule (tests/apps_table_cases.py has the cases and why)
 for c in noisy narrow median-098 lower few lock-failed lock-band lock-band-noisy \
-	lock-aa-failed no-adaptive; do
+	lock-band-lower lock-band-few lock-band-glibc-failed lock-aa-failed lock-stats-failed \
+	no-adaptive; do
 	check "apps_table: adaptive / lock, case $c (text, JSON, check_seed)" \
 		"$PY" tests/apps_table_cases.py "$AT" "$TMP" "$c"
 done
-check "check_seed: a changed adaptive_vs_lock (verdict, median, its own band, issue 17's words, left out; with lock-aa: glibc's band or name) is refused" \
+check "check_seed: a changed adaptive_vs_lock (verdict, median, its own band, issue 17's words, left out; with lock-aa: the band's name, glibc's band, a widened band, a moved interval, each made consistent) is refused" \
 	"$PY" tests/apps_table_cases.py "$AT" "$TMP" dressed
 # the untimed FUTEXLOCK_PRELOAD_STATS=1 run (issue 18 review M2/M3): a
 # failed "@stats" record fails its mode; the ratio table; k_* (every kernel
@@ -664,9 +665,9 @@ check "apps.sh: the default modes pass its check (make apps ran nothing while th
 check "apps.sh: glibc-aa before glibc, or glibc-aa missing, exits 2" \
 	grep -q "must include glibc, then glibc-aa rc=2 .*must include glibc, then glibc-aa rc=2" \
 	<<<"$(apps_args "glibc-aa glibc" | tr '\n' ' ') $(apps_args "glibc lock" | tr '\n' ' ')"
-check "apps.sh: lock-aa without lock exits 2; with it, the modes pass" \
-	grep -q "has lock-aa (lock's A/A control) but not lock rc=2 .*no program none.*rc=2" \
-	<<<"$(apps_args "glibc glibc-aa lock-aa adaptive" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa adaptive" | tr '\n' ' ')"
+check "apps.sh: lock-aa without lock, or without adaptive, exits 2; with both, the modes pass" \
+	grep -q "but not lock and adaptive rc=2 .*but not lock and adaptive rc=2 .*no program none.*rc=2" \
+	<<<"$(apps_args "glibc glibc-aa lock-aa adaptive" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa adaptive" | tr '\n' ' ')"
 check "apps.sh: an unknown mode exits 2" \
 	grep -q "no mode bogus.*rc=2" <<<"$(apps_args "glibc glibc-aa bogus" | tr '\n' ' ')"
 check "apps.sh --smoke with an unknown program exits 2 (before the kernel check)" \
