@@ -159,9 +159,9 @@ run-steps: kernel userspace perf
 
 # Real programs (issue 18 part 3): RocksDB cache_bench and db_bench, sysbench
 # threads, memcached + memcslap, stress-ng --mutex under glibc, an A/A
-# control, FUTEXLOCK_PRELOAD=lock and =adaptive, in the VM; tables, JSON
-# and the plot in Documentation/results/apps-*.  17-30 minutes under
-# TCG.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
+# control, FUTEXLOCK_PRELOAD=lock, lock's own A/A and =adaptive, in the VM;
+# tables, JSON and the plot in Documentation/results/apps-*.  20-40
+# minutes under TCG at 10 repetitions.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
 # userspace/scripts/apps.sh --help) go into the guest, as matrix's do.
 apps: FLAVOUR = base
 apps: VM_TIMEOUT = 3600
