@@ -43,9 +43,10 @@ TORTURE_ARGS ?=
 FUZZ_ARGS ?=
 
 # guest_env,PREFIX: every make variable PREFIX* (command line or
-# environment) as NAME='value' words for "env" in the guest, which sees
-# only what vm-run passes (apps, matrix, ablation)
-guest_env = $(foreach v,$(sort $(filter $(1)%,$(.VARIABLES))),$(v)='$($(v))')
+# environment) but the host's *_TIMEOUT guards, as NAME='value' words for
+# "env" in the guest, which sees only what vm-run passes (apps, matrix,
+# ablation)
+guest_env = $(foreach v,$(sort $(filter-out %_TIMEOUT,$(filter $(1)%,$(.VARIABLES)))),$(v)='$($(v))')
 
 # Packages needed for what they hold, not for a command: headers,
 # libraries, the kernel source.  Every command we call, and its package, is
@@ -163,10 +164,14 @@ run-steps: kernel userspace perf
 # tables, JSON and the plot in Documentation/results/apps-*.  20-40
 # minutes under TCG at 10 repetitions.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
 # userspace/scripts/apps.sh --help) go into the guest, as matrix's do.
+# The guard scales with the repetitions and seconds (about 7 s per run
+# of 4 s under TCG, five modes, five programs, and half as much again);
+# APPS (the programs) goes in with the APPS_* variables.
+APPS_TIMEOUT ?= $$(( 900 + $(or $(APPS_REPS),10) * 25 * ($(or $(APPS_SECS),4) + 6) ))
 apps: FLAVOUR = base
-apps: VM_TIMEOUT = 3600
+apps: VM_TIMEOUT = $(APPS_TIMEOUT)
 apps: kernel userspace
-	@$(VMRUN) -- env $(call guest_env,APPS_) userspace/scripts/apps.sh
+	@$(VMRUN) -- env $(call guest_env,APPS) userspace/scripts/apps.sh
 	@userspace/scripts/appsplot.sh
 
 lockcmp: FLAVOUR = base

@@ -668,6 +668,15 @@ check "apps.sh: glibc-aa before glibc, or glibc-aa missing, exits 2" \
 check "apps.sh: lock-aa without lock, or without adaptive, exits 2; with both, the modes pass" \
 	grep -q "but not lock and adaptive rc=2 .*but not lock and adaptive rc=2 .*no program none.*rc=2" \
 	<<<"$(apps_args "glibc glibc-aa lock-aa adaptive" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa adaptive" | tr '\n' ' ')"
+# make apps passes APPS (the programs) into the guest with the APPS_*
+# variables, and not the host's APPS_TIMEOUT (seen: APPS was dropped and a
+# two-program run measured all five)
+# (make -n with kernel and userspace taken as made: prints the recipe only)
+apps_recipe() { make -n -s -C .. --no-print-directory -o kernel -o userspace apps \
+	APPS="memcached stress-ng" APPS_REPS=3 2>&1; }
+check "Makefile: make apps hands APPS and APPS_* to the guest, not APPS_TIMEOUT, and its guard scales" \
+	grep -q -- "--timeout \$(( 900 + 3 \* 25 \* (4 + 6) )) -- env APPS='memcached stress-ng' APPS_REPS='3' userspace/scripts/apps.sh" \
+	<<<"$(apps_recipe)"
 check "apps.sh: an unknown mode exits 2" \
 	grep -q "no mode bogus.*rc=2" <<<"$(apps_args "glibc glibc-aa bogus" | tr '\n' ' ')"
 check "apps.sh --smoke with an unknown program exits 2 (before the kernel check)" \
