@@ -669,8 +669,8 @@ check "apps.sh: lock-aa without lock, or without adaptive, exits 2; with both, t
 	grep -q "but not lock and adaptive rc=2 .*but not lock and adaptive rc=2 .*no program none.*rc=2" \
 	<<<"$(apps_args "glibc glibc-aa lock-aa adaptive" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa adaptive" | tr '\n' ' ')"
 # make apps passes APPS (the programs) into the guest with the APPS_*
-# variables, and not the host's APPS_TIMEOUT (seen: APPS was dropped and a
-# two-program run measured all five)
+# variables, and not the host's APPS_TIMEOUT (seen: APPS was dropped, and
+# a run asked for two programs started on all five)
 # (make -n with kernel and userspace taken as made: prints the recipe only)
 apps_recipe() { make -n -s -C .. --no-print-directory -o kernel -o userspace apps \
 	APPS="memcached stress-ng" APPS_REPS=3 2>&1; }
