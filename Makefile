@@ -162,11 +162,11 @@ run-steps: kernel userspace perf
 # threads, memcached + memcslap, stress-ng --mutex under glibc, an A/A
 # control, FUTEXLOCK_PRELOAD=lock, lock's own A/A and =adaptive, in the VM;
 # tables, JSON and the plot in Documentation/results/apps-*.  20-40
-# minutes under TCG at 10 repetitions.  The APPS_* variables (APPS_REPS, APPS_SECS, APPS_MODES, APPS:
-# userspace/scripts/apps.sh --help) go into the guest, as matrix's do.
-# The guard scales with the repetitions and seconds (about 7 s per run
-# of 4 s under TCG, five modes, five programs, and half as much again);
-# APPS (the programs) goes in with the APPS_* variables.
+# minutes under TCG at 10 repetitions.  APPS and the APPS_* variables
+# (APPS_REPS, APPS_SECS, APPS_MODES: userspace/scripts/apps.sh --help) go
+# into the guest, as matrix's do.  The guard, APPS_TIMEOUT, scales with
+# the repetitions and seconds (about 7 s per run of 4 s under TCG, five
+# modes, five programs, and half as much again).
 APPS_TIMEOUT ?= $$(( 900 + $(or $(APPS_REPS),10) * 25 * ($(or $(APPS_SECS),4) + 6) ))
 apps: FLAVOUR = base
 apps: VM_TIMEOUT = $(APPS_TIMEOUT)

@@ -271,9 +271,8 @@ static void compare_adaptive_lock(struct prog *p, int aa)
 			fl_fail(&p->al);
 		return;
 	}
-	fl_ratio_ci(p->val[laa], p->val[lk], p->maxrep, &p->lock_aa);
-	fl_decide(&p->lock_aa, better, NULL);
-	p->lock_aa.verdict = p->lock_aa.n < 2 ? FL_NO_DATA : FL_CONTROL;
+	/* lock-aa / lock: the engine's A/A row (aa == x), a control */
+	fl_compare(p->val[laa], p->val[lk], p->val[laa], p->maxrep, better, &p->lock_aa);
 	fl_decide(&p->al, better, &p->lock_aa);
 	failed = own_failure(p, ad) || own_failure(p, lk) || own_failure(p, laa) ||
 		 p->lock_aa.n != p->al.n;

@@ -16,6 +16,8 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from verdict_rule import want_verdict  # noqa: E402
 
 # adaptive / lock per repetition, paired: the median is 0.95, but the two
 # lowest ratios fall on the repetitions where lock's drifting value is at
@@ -228,13 +230,10 @@ def dressed(at, tmp):
     base = json.load(open(os.path.join(tmp, "apps-lock-band.json")))
 
     def rejudge(c, i, band):
-        """c judged against band, everything else made to agree (so only
-        the band check can refuse it)"""
+        """c judged against band (verdict_rule's oracle), everything else
+        made to agree (so only the band check can refuse it)"""
         c["aa"] = {k: band[k] for k in ("n", "median", "lo", "hi")}
-        down = min(1, band["lo"], 1 / band["hi"])
-        up = max(1, band["hi"], 1 / band["lo"])
-        c["verdict"] = "slower" if c["hi"] < down else \
-            "faster" if c["lo"] > up else "indistinguishable"
+        c["verdict"] = want_verdict(c, "higher", 5)
         c["aa_ok"] = band["lo"] <= 1 <= band["hi"]
         i.update(aa_resolved=band["lo"] >= 0.95 and band["hi"] <= 1.05,
                  aa_width=round(band["hi"] - band["lo"], 4))
