@@ -2903,15 +2903,29 @@ TEST(spin_quiet_start_off_counts_none)
  * unlock comes some 600 us into it, past its 250 us quiet start and
  * before its 1 ms budget ends, unless our way into the kernel took more
  * than 350 us.  So not every acquisition may be quiet; a kernel whose
- * quiet start never ends counts them all.  A run in which no spin took
- * the lock skips.
+ * quiet start never ends counts them all.  If no spin took the lock in
+ * any run, the test skips.
  */
+#define QUIET_TRIES	5
+
 TEST(spin_quiet_start_ends_after_a_quarter)
 {
-	long long acq, quiet;
+	long long acq = 0, quiet = 0, a;
+	int t;
 
 	REQUIRE_QUIET_START();
-	quiet = quiet_case(_metadata, 1, 1600000, &acq);
+	/*
+	 * On a loaded host the way into the kernel can take longer than
+	 * 350 us in every round of a run (seen once: 3 spins took the lock,
+	 * all quiet), so up to QUIET_TRIES runs are pooled until one
+	 * acquisition falls past the quiet start.  A quiet start that never
+	 * ends counts every acquisition of every run, and fails.
+	 */
+	for (t = 0; t < QUIET_TRIES && quiet == acq; t++) {
+		quiet += quiet_case(_metadata, 1, 1600000, &a);
+		acq += a;
+	}
+	TH_LOG("%d run(s): spin_acquired +%lld, spin_acquired_quiet +%lld", t, acq, quiet);
 	SKIP_UNLESS_SPIN_ACQUIRED(acq);
 	EXPECT_LT(quiet, acq);
 }
