@@ -262,6 +262,7 @@ check-commands: kernel-src
 check-harness: kernel
 	@$(VM)/tests/harness-test $(BZIMAGE)
 	@$(VM)/tests/kselftest-tap-test $(KSRC)
+	@$(VM)/tests/guest-check-test
 
 patches-export:
 	@$(VM)/export-patches $(KSRC) $(REPO)/patches
