@@ -286,6 +286,12 @@ torture: kernel futex-torture
 fuzz: kernel futex-torture
 	@$(VMRUN) -- $(BUILD)/futex_torture/futex_fuzz --duration $(DURATION) --seed $(SEED) $(FUZZ_ARGS)
 
+# The guest's hang guard: the guest part takes some 11 minutes on an idle
+# host under TCG (CI, 2026-11-28: 643 s) and more than 20 minutes with a
+# second make check beside it, so the guard is 45 minutes; it ends a hang,
+# it does not judge the time (each suite has its own guard as well).
+CHECK_VM_TIMEOUT ?= 2700
+check-vm check-voluntary check-base check-up: VM_TIMEOUT = $(CHECK_VM_TIMEOUT)
 check-vm: kernel module selftests userspace futex-torture perf
 	@rm -f $(BUILD)/vm/guest-check.passed
 	@$(VMRUN) -- $(VM)/guest-check
