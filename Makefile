@@ -97,7 +97,7 @@ help:
 	@echo "  make clean      remove build products (keeps the unpacked source and ccache)"
 	@echo "  make distclean  remove build/ entirely"
 	@echo
-	@echo "Variables: FLAVOUR=base|debug|kcsan (check uses debug), JOBS=$(JOBS), SMP, MEM, ACCEL=auto|tcg|kvm, VM_TIMEOUT"
+	@echo "Variables: FLAVOUR=base|debug|kcsan (check uses debug), JOBS=$(JOBS), SMP, MEM, ACCEL=auto|tcg|kvm, VM_TIMEOUT (check-*: CHECK_VM_TIMEOUT)"
 
 deps:
 	@$(VM)/install-deps $(VM)/commands $(DEB_PKGS)
