@@ -9,9 +9,11 @@
 #   noexport  the preload with its symbols hidden: it loads and probes the
 #             ops, but interposes nothing (its stats: no mutex converted)
 #   nolock    the preload's pthread_mutex_lock/unlock return 0 without
-#             locking (cache_bench aborts, or hangs until the 60 s guard)
+#             locking (cache_bench aborts, or hangs until the guard: 60 s here,
+#             APPS_SMOKE_GUARD; make check's smoke waits 300 s)
 # The broken libraries are built here with gcc into $BUILD/apps-smoke-broken.
 set -u
+export APPS_SMOKE_GUARD=${APPS_SMOKE_GUARD:-60}
 REPO=${REPO:-$(cd "$(dirname "$0")/../.." && pwd)}
 U=$REPO/userspace
 D=${BUILD:-$REPO/build}/apps-smoke-broken
