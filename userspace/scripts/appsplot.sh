@@ -10,6 +10,9 @@
 #                            shaded grey; a point is coloured only where the
 #                            engine's verdict (lib/compare.c) is faster
 #                            (green) or slower (red), failed rows are marked
+#   apps-<label>-adaptive.{svg,png}  where lock-aa ran: adaptive / lock per
+#                            program against lock's own A/A band, the
+#                            [0.95, 1.05] lines of issue 17's "resolved"
 # Usage: appsplot.sh [JSON...]
 set -u
 # shellcheck source=common.sh
@@ -86,7 +89,58 @@ for term, ext in (("svg size 1100,520 dynamic font 'sans,10'", "svg"),
     P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable'
       % os.path.join(tmp, "p.dat"))
     P("unset label; unset arrow")
+
+# Issue 17's figure for the programs: adaptive / lock per program, lock's
+# own A/A (lock-aa / lock) as the band, the [0.95, 1.05] lines a resolved
+# band must lie within; written only where lock-aa ran.
+apts, abands, alabels = [], [], []
+for k, t in enumerate(j["tests"]):
+    c = t.get("adaptive_vs_lock") or {}
+    aa = c.get("aa") or {}
+    i17 = t.get("adaptive_vs_lock_issue17") or {}
+    if t.get("adaptive_vs_lock_band") != "lock-aa" or "median" not in c or "lo" not in aa:
+        continue
+    x = len(alabels)
+    lo, hi = aa["lo"], aa["hi"]
+    abands.append((x - 0.3, x + 0.3, min(1, lo, 1 / hi), max(1, hi, 1 / lo)))
+    alabels.append((x, "%s\\nA/A width %.3f%s" % (esc(t["test"]), i17.get("aa_width", hi - lo),
+                                                  "" if i17.get("aa_resolved") else "\\nunresolved")))
+    apts.append((x, c["median"], c["lo"], c["hi"], colour.get(c["verdict"], "#555555")))
+if apts:
+    with open(os.path.join(tmp, "a.dat"), "w") as f:
+        for p in apts:
+            f.write("%g %g %g %g 0x%s\n" % (p[0], p[1], p[2], p[3], p[4][1:]))
+    for term, ext in (("svg size 1000,520 dynamic font 'sans,10'", "svg"),
+                      ("pngcairo size 1000,520 font 'sans,9'", "png")):
+        P("set terminal " + term)
+        P('set output "%s-adaptive.%s"' % (base, ext))
+        P('set title "FUTEXLOCK\\\\_PRELOAD=adaptive over =lock (higher = faster), median of %d paired '
+          'repetitions, 95%% interval\\ngrey: lock\'s own A/A band (lock-aa over lock); dotted: [0.95, 1.05], '
+          'where a resolved band lies\\n%s" font ",9"' % (j["tests"][0]["reps"], esc(env)))
+        P("unset logscale; set logscale y; set grid y; unset key; set ylabel 'adaptive / lock'")
+        P("set ytics (0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.2, 1.3, 1.5, 1.75, 2)")
+        P("set xrange [-0.7:%g]" % (len(alabels) - 0.3))
+        ys = [p[2] for p in apts] + [b[2] for b in abands] + [0.95]
+        yh = [p[3] for p in apts] + [b[3] for b in abands] + [1.05]
+        P("set yrange [%g:%g]" % (min(ys) / 1.05, max(yh) * 1.05))
+        P("set bmargin 6")
+        P("set xtics norotate font ',8' (%s)" % ", ".join('"%s" %g' % (l, xx) for xx, l in alabels))
+        P("unset object")
+        for n, (a, b, lo, hi) in enumerate(abands, 1):
+            P("set object %d rect from %g, %g to %g, %g fc rgb '#dddddd' fs solid 0.6 noborder behind"
+              % (n, a, lo, b, hi))
+        P("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'")
+        P("set arrow 2 from graph 0, first 0.95 to graph 1, first 0.95 nohead dt 3 lc rgb '#888888'")
+        P("set arrow 3 from graph 0, first 1.05 to graph 1, first 1.05 nohead dt 3 lc rgb '#888888'")
+        P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable'
+          % os.path.join(tmp, "a.dat"))
+        P("unset arrow")
+    open(os.path.join(tmp, "adaptive"), "w").close()
 PYEOF
 	gnuplot "$tmp/plot.gp" || { echo "appsplot.sh: gnuplot failed for $js" >&2; exit 1; }
 	echo "appsplot.sh: wrote $base.svg $base.png"
+	if [ -e "$tmp/adaptive" ]; then
+		rm -f "$tmp/adaptive"
+		echo "appsplot.sh: wrote $base-adaptive.svg $base-adaptive.png"
+	fi
 done
