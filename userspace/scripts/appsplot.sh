@@ -60,9 +60,21 @@ for t in j["tests"]:
         v = c["verdict"]
         pts.append((x + i, c["median"], c["lo"], c["hi"], colour.get(v, "#555555"), v))
     x += len(modes) + 1
-with open(os.path.join(tmp, "p.dat"), "w") as f:
-    for p in pts:
-        f.write("%g %g %g %g 0x%s\n" % (p[0], p[1], p[2], p[3], p[4][1:]))
+def write_dat(name, pts):
+    """the points (x, median, lo, hi, colour) for yerrorbars; its path"""
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        for p in pts:
+            f.write("%g %g %g %g 0x%s\n" % (p[0], p[1], p[2], p[3], p[4][1:]))
+    return path
+def shade_bands(bands):
+    """the grey A/A bands behind the points and the dashed line at 1"""
+    P("unset object")
+    for n, (a, b, lo, hi) in enumerate(bands, 1):
+        P("set object %d rect from %g, %g to %g, %g fc rgb '#dddddd' fs solid 0.6 noborder behind"
+          % (n, a, lo, b, hi))
+    P("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'")
+pdat = write_dat("p.dat", pts)
 P = print
 P("set encoding utf8")
 for term, ext in (("svg size 1100,520 dynamic font 'sans,10'", "svg"),
@@ -79,15 +91,10 @@ for term, ext in (("svg size 1100,520 dynamic font 'sans,10'", "svg"),
     yh = [p[3] for p in pts] + [b[3] for b in bands] + [1.0]
     P("set yrange [%g:%g]" % (min(ys) / 1.25, max(yh) * 1.25))
     P("set xtics rotate by -35 font ',8' (%s)" % ", ".join('"%s" %g' % (l, xx) for xx, l in labels))
-    P("unset object")
-    for n, (a, b, lo, hi) in enumerate(bands, 1):
-        P("set object %d rect from %g, %g to %g, %g fc rgb '#dddddd' fs solid 0.6 noborder behind"
-          % (n, a, lo, b, hi))
-    P("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'")
+    shade_bands(bands)
     for n, xx in enumerate(fails):
         P("set label %d 'failed' at %g, graph 0.5 center rotate by 90 tc rgb '#d62728'" % (n + 1, xx))
-    P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable'
-      % os.path.join(tmp, "p.dat"))
+    P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable' % pdat)
     P("unset label; unset arrow")
 
 # Issue 17's figure for the programs: adaptive / lock per program, lock's
@@ -107,9 +114,7 @@ for k, t in enumerate(j["tests"]):
                                                   "" if i17.get("aa_resolved") else "\\nunresolved")))
     apts.append((x, c["median"], c["lo"], c["hi"], colour.get(c["verdict"], "#555555")))
 if apts:
-    with open(os.path.join(tmp, "a.dat"), "w") as f:
-        for p in apts:
-            f.write("%g %g %g %g 0x%s\n" % (p[0], p[1], p[2], p[3], p[4][1:]))
+    adat = write_dat("a.dat", apts)
     for term, ext in (("svg size 1000,520 dynamic font 'sans,10'", "svg"),
                       ("pngcairo size 1000,520 font 'sans,9'", "png")):
         P("set terminal " + term)
@@ -125,15 +130,10 @@ if apts:
         P("set yrange [%g:%g]" % (min(ys) / 1.05, max(yh) * 1.05))
         P("set bmargin 6")
         P("set xtics norotate font ',8' (%s)" % ", ".join('"%s" %g' % (l, xx) for xx, l in alabels))
-        P("unset object")
-        for n, (a, b, lo, hi) in enumerate(abands, 1):
-            P("set object %d rect from %g, %g to %g, %g fc rgb '#dddddd' fs solid 0.6 noborder behind"
-              % (n, a, lo, b, hi))
-        P("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'")
+        shade_bands(abands)
         P("set arrow 2 from graph 0, first 0.95 to graph 1, first 0.95 nohead dt 3 lc rgb '#888888'")
         P("set arrow 3 from graph 0, first 1.05 to graph 1, first 1.05 nohead dt 3 lc rgb '#888888'")
-        P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable'
-          % os.path.join(tmp, "a.dat"))
+        P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable' % adat)
         P("unset arrow")
     open(os.path.join(tmp, "adaptive"), "w").close()
 PYEOF
