@@ -74,13 +74,17 @@ def shade_bands(bands):
         P("set object %d rect from %g, %g to %g, %g fc rgb '#dddddd' fs solid 0.6 noborder behind"
           % (n, a, lo, b, hi))
     P("set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb 'black'")
+def each_terminal(suffix, width):
+    """svg, then png: <base><suffix>.<ext>, width x 520"""
+    for term, ext in (("svg size %d,520 dynamic font 'sans,10'" % width, "svg"),
+                      ("pngcairo size %d,520 font 'sans,9'" % width, "png")):
+        P("set terminal " + term)
+        P('set output "%s%s.%s"' % (base, suffix, ext))
+        yield
 pdat = write_dat("p.dat", pts)
 P = print
 P("set encoding utf8")
-for term, ext in (("svg size 1100,520 dynamic font 'sans,10'", "svg"),
-                  ("pngcairo size 1100,520 font 'sans,9'", "png")):
-    P("set terminal " + term)
-    P('set output "%s.%s"' % (base, ext))
+for _ in each_terminal("", 1100):
     P('set title "Real programs under the FUTEX\\\\_LOCK preload: ratio to glibc (higher = faster), '
       'median of %d paired repetitions, 95%% interval; grey: the program\'s A/A band\\n%s" font ",9"'
       % (j["tests"][0]["reps"], esc(env)))
@@ -115,10 +119,7 @@ for k, t in enumerate(j["tests"]):
     apts.append((x, c["median"], c["lo"], c["hi"], colour.get(c["verdict"], "#555555")))
 if apts:
     adat = write_dat("a.dat", apts)
-    for term, ext in (("svg size 1000,520 dynamic font 'sans,10'", "svg"),
-                      ("pngcairo size 1000,520 font 'sans,9'", "png")):
-        P("set terminal " + term)
-        P('set output "%s-adaptive.%s"' % (base, ext))
+    for _ in each_terminal("-adaptive", 1000):
         P('set title "FUTEXLOCK\\\\_PRELOAD=adaptive over =lock (higher = faster), median of %d paired '
           'repetitions, 95%% interval\\ngrey: lock\'s own A/A band (lock-aa over lock); dotted: [0.95, 1.05], '
           'where a resolved band lies\\n%s" font ",9"' % (j["tests"][0]["reps"], esc(env)))
