@@ -41,14 +41,18 @@ env = "%s; kernel %s, %d CPUs, tools %s" % (where, j["meta"]["kernel"], j["meta"
 laa = any(r["type"] == "lock-aa" for t in j["tests"] for r in t["rows"])
 modes = ["glibc-aa", "lock"] + (["lock-aa"] if laa else []) + ["adaptive"]
 colour = {"faster": "#2ca02c", "slower": "#d62728"}
+def band(x0, x1, aa):
+    """the grey rectangle of an A/A interval, two-sided as the engine
+    judges it: [min(1, lo, 1/hi), max(1, hi, 1/lo)] from x0 to x1"""
+    lo, hi = aa["lo"], aa["hi"]
+    return (x0, x1, min(1, lo, 1 / hi), max(1, hi, 1 / lo))
 pts, bands, labels, fails = [], [], [], []
 x = 0
 for t in j["tests"]:
     rows = {r["type"]: r for r in t["rows"]}
     aa = (rows.get("glibc-aa") or {}).get("value_ratio") or {}
     if "lo" in aa:
-        lo, hi = aa["lo"], aa["hi"]
-        bands.append((x - 0.4, x + len(modes) - 0.6, min(1, lo, 1 / hi), max(1, hi, 1 / lo)))
+        bands.append(band(x - 0.4, x + len(modes) - 0.6, aa))
     for i, m in enumerate(modes):
         r = rows.get(m)
         c = (r or {}).get("value_ratio") or {}
@@ -67,6 +71,8 @@ def write_dat(name, pts):
         for p in pts:
             f.write("%g %g %g %g 0x%s\n" % (p[0], p[1], p[2], p[3], p[4][1:]))
     return path
+def plot_points(path):
+    P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable' % path)
 def shade_bands(bands):
     """the grey A/A bands behind the points and the dashed line at 1"""
     P("unset object")
@@ -98,23 +104,22 @@ for _ in each_terminal("", 1100):
     shade_bands(bands)
     for n, xx in enumerate(fails):
         P("set label %d 'failed' at %g, graph 0.5 center rotate by 90 tc rgb '#d62728'" % (n + 1, xx))
-    P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable' % pdat)
+    plot_points(pdat)
     P("unset label; unset arrow")
 
 # Issue 17's figure for the programs: adaptive / lock per program, lock's
 # own A/A (lock-aa / lock) as the band, the [0.95, 1.05] lines a resolved
 # band must lie within; written only where lock-aa ran.
 apts, abands, alabels = [], [], []
-for k, t in enumerate(j["tests"]):
+for t in j["tests"]:
     c = t.get("adaptive_vs_lock") or {}
     aa = c.get("aa") or {}
     i17 = t.get("adaptive_vs_lock_issue17") or {}
     if t.get("adaptive_vs_lock_band") != "lock-aa" or "median" not in c or "lo" not in aa:
         continue
     x = len(alabels)
-    lo, hi = aa["lo"], aa["hi"]
-    abands.append((x - 0.3, x + 0.3, min(1, lo, 1 / hi), max(1, hi, 1 / lo)))
-    alabels.append((x, "%s\\nA/A width %.3f%s" % (esc(t["test"]), i17.get("aa_width", hi - lo),
+    abands.append(band(x - 0.3, x + 0.3, aa))
+    alabels.append((x, "%s\\nA/A width %.3f%s" % (esc(t["test"]), i17.get("aa_width", aa["hi"] - aa["lo"]),
                                                   "" if i17.get("aa_resolved") else "\\nunresolved")))
     apts.append((x, c["median"], c["lo"], c["hi"], colour.get(c["verdict"], "#555555")))
 if apts:
@@ -134,7 +139,7 @@ if apts:
         shade_bands(abands)
         P("set arrow 2 from graph 0, first 0.95 to graph 1, first 0.95 nohead dt 3 lc rgb '#888888'")
         P("set arrow 3 from graph 0, first 1.05 to graph 1, first 1.05 nohead dt 3 lc rgb '#888888'")
-        P('plot "%s" using 1:2:3:4:5 with yerrorbars pt 7 ps 1.2 lw 2 lc rgb variable' % adat)
+        plot_points(adat)
         P("unset arrow")
     open(os.path.join(tmp, "adaptive"), "w").close()
 PYEOF
