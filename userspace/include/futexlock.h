@@ -257,13 +257,18 @@ void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 			int op);
 
-/* the fast path: true if the cmpxchg 0 -> tid took the lock (tid != 0) */
+/*
+ * The fast path: true if the cmpxchg 0 -> tid took the lock.  For tid 0
+ * (not cached yet) it expects ~0, which no word holds (a TID is at most
+ * PID_MAX_LIMIT), so the cmpxchg fails and the slow path finds the TID:
+ * one branch, the cmpxchg's, where a test of tid would be a second one
+ * (under TCG every conditional branch ends a translation block).
+ */
 static inline bool fl_tid_trylock(struct fl_lock *l, uint32_t tid)
 {
-	uint32_t exp = 0;
+	uint32_t exp = -(uint32_t)(tid == 0);
 
-	return __builtin_expect(tid != 0, 1) &&
-	       atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
+	return atomic_compare_exchange_strong_explicit(&l->word, &exp, tid,
 			memory_order_acquire, memory_order_relaxed);
 }
 
@@ -274,13 +279,18 @@ static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
 		fl_tid_lock_slow(l, c, tid, op);
 }
 
+/*
+ * No test of tid: a thread whose TID is not cached (0) has taken no lock
+ * since it began (or forked), so its cmpxchg 0 -> 0 fails on any held
+ * word and the slow path finds the TID; on a free word it is an unlock
+ * of a lock nobody holds, a caller's bug either way.
+ */
 static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
 				 uint32_t tid, int op)
 {
 	uint32_t exp = tid;
 
-	if (__builtin_expect(tid == 0, 0) ||
-	    !atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
+	if (!atomic_compare_exchange_strong_explicit(&l->word, &exp, 0,
 			memory_order_release, memory_order_relaxed))
 		fl_tid_unlock_slow(l, c, tid, op);
 }

@@ -62,8 +62,8 @@ static const char *tid_op_name(int op)
 
 /*
  * A slow path entered with tid 0 (the fast path did not know the TID, so
- * it made no cmpxchg): find the TID and make the fast path's cmpxchg.
- * true: that took the lock.
+ * its cmpxchg expected ~0 and failed): find the TID and make the fast
+ * path's cmpxchg.  true: that took the lock.
  */
 static bool tid_resolve_and_try(struct fl_lock *l, uint32_t *tid)
 {
