@@ -458,31 +458,32 @@ static void *first_lock_worker(void *arg)
 
 static void test_first_lock_empty_tid_cache(void)
 {
-	static const char *const modes[] = { "futex_lock", "pi" };
-	struct first_lock f = { .held = 0, .after = 1, .tid = -1 };
-	pthread_t th;
-	char extra[160];
-	bool ok;
+	static const char *const modes[] = { "futex_lock", "adaptive", "pi" };
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]) && !f.ops; i++)
-		if (fl_lock_available(fl_lock_find(modes[i])))
-			f.ops = fl_lock_find(modes[i]);
-	if (!f.ops) {
-		printf("ok %d - tid locks: first lock with an empty TID cache # SKIP no TID lock on this kernel\n",
-		       ++testno);
-		return;
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct first_lock f = { .held = 0, .after = 1, .tid = -1 };
+		pthread_t th;
+		char extra[160];
+		bool ok;
+
+		f.ops = fl_lock_find(modes[i]);
+		if (!fl_lock_available(f.ops)) {
+			printf("ok %d - tid locks: %s: first lock with an empty TID cache # SKIP not on this kernel\n",
+			       ++testno, modes[i]);
+			continue;
+		}
+		ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
+		     pthread_join(th, NULL) == 0;
+		ok = ok && f.held == (uint32_t)f.tid && f.after == 0 &&
+		     f.c.lock_syscalls == 0 && f.c.unlock_syscalls == 0;
+		snprintf(extra, sizeof(extra),
+			 "word 0x%x held (tid %d), 0x%x after; syscalls lock %llu unlock %llu",
+			 f.held, (int)f.tid, f.after,
+			 (unsigned long long)f.c.lock_syscalls,
+			 (unsigned long long)f.c.unlock_syscalls);
+		tap(ok, "%s: first lock with an empty TID cache names the thread, no syscall",
+		    modes[i], extra);
 	}
-	ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
-	     pthread_join(th, NULL) == 0;
-	ok = ok && f.held == (uint32_t)f.tid && f.after == 0 &&
-	     f.c.lock_syscalls == 0 && f.c.unlock_syscalls == 0;
-	snprintf(extra, sizeof(extra),
-		 "%s: word 0x%x held (tid %d), 0x%x after; syscalls lock %llu unlock %llu",
-		 f.ops->name, f.held, (int)f.tid, f.after,
-		 (unsigned long long)f.c.lock_syscalls,
-		 (unsigned long long)f.c.unlock_syscalls);
-	tap(ok, "%s: first lock with an empty TID cache names the thread, no syscall",
-	    "tid locks", extra);
 }
 
 /*
@@ -803,7 +804,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 14;
+	ntests = nsel * 3 + 16;	/* of the 16, 3 are the first lock, one per TID mode */
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
