@@ -246,11 +246,13 @@ static inline void fl_unlock(struct fl_lock *l, struct fl_counters *c)
  * its iterations); the slow paths (lib/locks.c) count the syscalls in c.
  *
  * tid may be 0, "not known yet" (fl_tid_peek() of a thread that has not
- * asked for its TID): then the slow path finds it and does the fast
- * path's cmpxchg itself.  That keeps every call out of the fast paths, so
- * they need no stack frame: at 1 thread, where no syscall is made, the
- * lock+unlock pair was 22 instructions against the wait/wake mutex's 10
- * (callgrind), and under TCG the benchmark's loop ran 0.94x as fast.
+ * asked for its TID): then the fast path's cmpxchg fails and the slow path
+ * finds the TID and makes it again.  That keeps every call out of the
+ * fast paths, so they need no stack frame (before it, the lock+unlock
+ * pair was 22 instructions against the wait/wake mutex's 10 by
+ * callgrind, and under TCG the benchmark's loop ran 0.94x as fast; since
+ * 58a317e each is 7 instructions and one conditional branch before ret,
+ * against wait/wake's 5 and 3, by objdump).
  */
 void fl_tid_lock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 		      int op);
@@ -259,10 +261,13 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
 
 /*
  * The fast path: true if the cmpxchg 0 -> tid took the lock.  For tid 0
- * (not cached yet) it expects ~0, which no word holds (a TID is at most
- * PID_MAX_LIMIT), so the cmpxchg fails and the slow path finds the TID:
- * one branch, the cmpxchg's, where a test of tid would be a second one
- * (under TCG every conditional branch ends a translation block).
+ * (not cached yet) it expects ~0, which no word holds: its TID field,
+ * 0x3fffffff, is above PID_MAX_LIMIT (0x400000) whatever the flag bits,
+ * so only corrupted memory could (and then the cmpxchg would write 0 and
+ * report the lock taken).  So the cmpxchg fails and the slow path finds
+ * the TID.  The caller's one conditional branch is then the jump on the
+ * cmpxchg's result, where a test of tid would be a second one (under TCG
+ * every conditional branch ends a translation block).
  */
 static inline bool fl_tid_trylock(struct fl_lock *l, uint32_t tid)
 {
@@ -282,8 +287,11 @@ static inline void fl_tid_lock(struct fl_lock *l, struct fl_counters *c,
 /*
  * No test of tid: a thread whose TID is not cached (0) has taken no lock
  * since it began (or forked), so its cmpxchg 0 -> 0 fails on any held
- * word and the slow path finds the TID; on a free word it is an unlock
- * of a lock nobody holds, a caller's bug either way.
+ * word and the slow path finds the TID.  Unlocking a free word is a
+ * caller's bug; a thread with its TID cached gets FUTEX_UNLOCK's EPERM
+ * for it (fl_die()), one without it now succeeds silently (0 -> 0), so
+ * the bug is caught only in the first case.  The engine's workers cache
+ * their TID before the first lock.
  */
 static inline void fl_tid_unlock(struct fl_lock *l, struct fl_counters *c,
 				 uint32_t tid, int op)

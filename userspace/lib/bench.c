@@ -128,6 +128,9 @@ static uint64_t perf_loop(struct fl_worker *w, struct fl_lock *l)
 	const int loops = (int)b->cfg->hold_loops;	/* <= 10^9 */
 	uint64_t ops = 0;
 
+	/* a TID is never 0: the lock's cmpxchg expects a constant 0, as perf's */
+	if (!tid)
+		__builtin_unreachable();
 	w->perf_lock = l;
 	do {
 		fl_tid_lock(w->perf_lock, &w->c, tid, lop);
