@@ -48,6 +48,21 @@ static void tap(bool ok, const char *fmt, const char *mode, const char *extra)
 		failures++;
 }
 
+/*
+ * A test of a lock the kernel lacks: SKIP, or with --require-futex-lock
+ * a failure.  Returns the number skipped (0 or 1).
+ */
+static int no_futex_lock(bool require, const char *what)
+{
+	if (require) {
+		printf("not ok %d - %s: kernel has no FUTEX_LOCK\n", ++testno, what);
+		failures++;
+		return 0;
+	}
+	printf("ok %d - %s # SKIP kernel has no FUTEX_LOCK\n", ++testno, what);
+	return 1;
+}
+
 struct shared {
 	struct fl_lock lock;
 	_Alignas(FL_CACHELINE) uint64_t counter;
@@ -456,9 +471,10 @@ static void *first_lock_worker(void *arg)
 	return NULL;
 }
 
-static void test_first_lock_empty_tid_cache(void)
+static int test_first_lock_empty_tid_cache(bool require)
 {
 	static const char *const modes[] = { "futex_lock", "adaptive", "pi" };
+	int skips = 0;
 
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		struct first_lock f = { .held = 0, .after = 1, .tid = -1 };
@@ -468,8 +484,9 @@ static void test_first_lock_empty_tid_cache(void)
 
 		f.ops = fl_lock_find(modes[i]);
 		if (!fl_lock_available(f.ops)) {
-			printf("ok %d - tid locks: %s: first lock with an empty TID cache # SKIP not on this kernel\n",
-			       ++testno, modes[i]);
+			snprintf(extra, sizeof(extra),
+				 "%s: first lock with an empty TID cache", modes[i]);
+			skips += no_futex_lock(require, extra);
 			continue;
 		}
 		ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
@@ -484,6 +501,7 @@ static void test_first_lock_empty_tid_cache(void)
 		tap(ok, "%s: first lock with an empty TID cache names the thread, no syscall",
 		    modes[i], extra);
 	}
+	return skips;
 }
 
 /*
@@ -738,12 +756,11 @@ static int test_woken_mark(bool require)
 	bool ok;
 
 	if (!fl_lock_available(fl) || !fl_lock_available(ad)) {
-		for (int k = 0; k < 2; k++) {
-			printf("%s %d - woken mark%skernel has no FUTEX_LOCK\n",
-			       require ? "not ok" : "ok", ++testno, require ? ": " : " # SKIP ");
-			failures += require;
-		}
-		return require ? 0 : 2;
+		int skips = 0;
+
+		for (int k = 0; k < 2; k++)
+			skips += no_futex_lock(require, "woken mark");
+		return skips;
 	}
 	ok = woken_round(ad, false, true, &a, &mus[0], ma);
 	ok = woken_round(fl, false, true, &f, &mus[1], mf) && ok;
@@ -812,7 +829,7 @@ int main(int argc, char **argv)
 	test_kstats_delta();
 	test_gettid();
 	test_gettid_fork();
-	test_first_lock_empty_tid_cache();
+	skips += test_first_lock_empty_tid_cache(require);
 	test_user_spin();
 	skips += test_woken_mark(require);
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
@@ -820,17 +837,8 @@ int main(int argc, char **argv)
 		const struct fl_lock_ops *ops = sel[i];
 
 		if (!fl_lock_available(ops)) {
-			for (int k = 0; k < 3; k++) {
-				if (require) {
-					printf("not ok %d - %s: kernel has no FUTEX_LOCK\n",
-					       ++testno, ops->name);
-					failures++;
-				} else {
-					printf("ok %d - %s # SKIP kernel has no FUTEX_LOCK\n",
-					       ++testno, ops->name);
-					skips++;
-				}
-			}
+			for (int k = 0; k < 3; k++)
+				skips += no_futex_lock(require, ops->name);
 			continue;
 		}
 		test_uncontended(ops);
