@@ -3,7 +3,12 @@
 # futex_lock --compare JSON files, the median and the 95 % order-statistic
 # interval of the median: [x(k), x(n-k+1)] (1-based) with the largest k
 # for which P(k <= B <= n-k) >= 0.95, B ~ Binomial(n, 1/2).
-# Usage: paired.py run1.json [run2.json]
+# Usage: paired.py [-s K] [-p A:B]... run.json[.gz]...
+# -p A:B: the ratio of instance A to instance B (repeatable); without -p,
+# this directory's contrasts.  -s K: only repetitions in which both runs
+# of a pair ran at most K Kiter/s (the slow state; see the README).
+# Also used, with -p, by ../diag-1t-fastpath3-vm-tcg-6.12.117-smp2/.
+import gzip
 import json
 import statistics as st
 import sys
@@ -12,7 +17,7 @@ from math import comb
 
 def load(f):
     by = {}
-    for r in json.load(open(f))['runs']:
+    for r in json.load(gzip.open(f) if f.endswith('.gz') else open(f))['runs']:
         by.setdefault(r['rep'], {})[r['instance']] = r['kiter_s']
     return by
 
@@ -27,14 +32,32 @@ def ci(x):
     return st.median(x), x[k - 1], x[n - k]
 
 
+args = sys.argv[1:]
+pairs = []
+slow = None
+try:
+    while len(args) >= 2 and args[0] in ('-p', '-s'):
+        if args[0] == '-s':
+            slow = float(args[1])
+        else:
+            pairs.append(tuple(args[1].split(':', 1)))
+        args = args[2:]
+except ValueError:
+    args = []
+if not args or any(len(p) != 2 for p in pairs):
+    sys.exit('usage: paired.py [-s K] [-p A:B]... run.json[.gz]...')
+pairs = pairs or [('futex_lock', 'x_old'), ('adaptive', 'x_oldad'),
+                  ('futex_lock', 'waitwake'), ('x_old', 'waitwake'),
+                  ('adaptive', 'waitwake'), ('x_oldad', 'waitwake'),
+                  ('waitwake (A/A)', 'waitwake')]
 reps = []
-for f in sys.argv[1:]:
+for f in args:
     reps += list(load(f).values())
 print('instances', sorted(reps[0]))
-for a, b in [('futex_lock', 'x_old'), ('adaptive', 'x_oldad'),
-             ('futex_lock', 'waitwake'), ('x_old', 'waitwake'),
-             ('adaptive', 'waitwake'), ('x_oldad', 'waitwake'),
-             ('waitwake (A/A)', 'waitwake')]:
-    rs = [r[a] / r[b] for r in reps if a in r and b in r]
+for a, b in pairs:
+    rs = [r[a] / r[b] for r in reps if a in r and b in r and
+          (slow is None or max(r[a], r[b]) <= slow)]
+    if not rs:
+        continue
     m, lo, hi = ci(rs)
     print(f'{a:16s}/{b:10s} n={len(rs)} {m:.4f} [{lo:.4f}, {hi:.4f}]')
