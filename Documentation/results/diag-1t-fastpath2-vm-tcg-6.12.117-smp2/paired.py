@@ -8,6 +8,7 @@
 # this directory's contrasts.  -s K: only repetitions in which both runs
 # of a pair ran at most K Kiter/s (the slow state; see the README).
 # Also used, with -p, by ../diag-1t-fastpath3-vm-tcg-6.12.117-smp2/.
+import argparse
 import gzip
 import json
 import statistics as st
@@ -32,26 +33,27 @@ def ci(x):
     return st.median(x), x[k - 1], x[n - k]
 
 
-args = sys.argv[1:]
-pairs = []
-slow = None
-try:
-    while len(args) >= 2 and args[0] in ('-p', '-s'):
-        if args[0] == '-s':
-            slow = float(args[1])
-        else:
-            pairs.append(tuple(args[1].split(':', 1)))
-        args = args[2:]
-except ValueError:
-    args = []
-if not args or any(len(p) != 2 for p in pairs):
-    sys.exit('usage: paired.py [-s K] [-p A:B]... run.json[.gz]...')
-pairs = pairs or [('futex_lock', 'x_old'), ('adaptive', 'x_oldad'),
-                  ('futex_lock', 'waitwake'), ('x_old', 'waitwake'),
-                  ('adaptive', 'waitwake'), ('x_oldad', 'waitwake'),
-                  ('waitwake (A/A)', 'waitwake')]
+def pair(v):
+    a, sep, b = v.partition(':')
+    if not (a and sep and b):
+        raise argparse.ArgumentTypeError('want A:B, got %r' % v)
+    return a, b
+
+
+ap = argparse.ArgumentParser(description='paired ratios of futex_lock --compare runs')
+ap.add_argument('-p', dest='pairs', type=pair, action='append', metavar='A:B',
+                help='the ratio of instance A to instance B (repeatable)')
+ap.add_argument('-s', dest='slow', type=float, metavar='K',
+                help='only pairs whose two runs ran at most K Kiter/s')
+ap.add_argument('files', nargs='+', metavar='run.json[.gz]')
+opt = ap.parse_args()
+slow = opt.slow
+pairs = opt.pairs or [('futex_lock', 'x_old'), ('adaptive', 'x_oldad'),
+                      ('futex_lock', 'waitwake'), ('x_old', 'waitwake'),
+                      ('adaptive', 'waitwake'), ('x_oldad', 'waitwake'),
+                      ('waitwake (A/A)', 'waitwake')]
 reps = []
-for f in args:
+for f in opt.files:
     reps += list(load(f).values())
 print('instances', sorted(reps[0]))
 for a, b in pairs:
