@@ -885,6 +885,8 @@ struct spin_owner {
 	uint64_t hold_ns;
 	int sleep_in_cs, rounds;
 	int at_call;		/* hold_ns from the locker's call, not its spin */
+	int unlocked;		/* round whose unlock unlocked_ns timed */
+	uint64_t unlocked_ns;	/* CLOCK_MONOTONIC after that FUTEX_UNLOCK */
 };
 
 /*
@@ -923,6 +925,8 @@ static void *spin_owner_fn(void *arg)
 			busy_ns(s->hold_ns);
 		}
 		funlock(&s->word, PRIV);
+		s->unlocked_ns = now_ns(CLOCK_MONOTONIC);
+		__atomic_store_n(&s->unlocked, i + 1, __ATOMIC_RELEASE);
 		while (s->go != i + 1)
 			;
 	}
@@ -2803,32 +2807,77 @@ TEST(spin_rule_queue_off_spins)
 /*
  * The quiet start: in the first quarter of its budget a spin reads the
  * word less often, and spin_acquired_quiet counts the spins that took
- * the lock in it.  To make the spin take a free word in its first round,
- * by construction and on any machine, the caller sits in
- * delay_check_owner_us (1 ms, before it decides to spin) while the owner
- * (running on CPU 0) unlocks, 100 us after our call; the budget is the
- * fixed 1 ms, and the runnable rule is off (the delay keeps the CPU from
- * whatever became runnable meanwhile, which is not what is tested).
- * With spin_quiet_start on such a spin takes the lock in the quiet
- * start; with it off there is no quiet start, and the counter must not
- * move.  A round whose call found the word already free (a slow guest),
- * or whose spin stopped at once on need_resched(), moves neither
- * counter; so "on" is asserted as "at least one of the rounds", not as
- * all of them, and a run in which no spin took the lock (a busy CPU:
- * need_resched() every time) proves nothing and skips.  The counters are
- * global: another FUTEX_LOCK_ADAPTIVE user running meanwhile can move
- * them (run the suite on an otherwise idle guest, as vm-test.sh does).
+ * the lock in it.  To make a spin take a free word in its first round,
+ * the caller sits in delay_check_owner_us (3 ms, after it read the word
+ * held and before it decides to spin) while the owner (running on CPU 0)
+ * unlocks, 1 ms after our call; the budget is the fixed 1 ms, and the
+ * runnable rule is off (the delay keeps the CPU from whatever became
+ * runnable meanwhile, which is not what is tested).
+ *
+ * Not every round is such a round, and only the rounds that are prove
+ * anything.  A call that reaches the word after the unlock takes it
+ * without a spin; a spin may stop at once on need_resched(); and on a
+ * loaded host the owner's vCPU can run late, so that the spin meets a
+ * held word and takes it past its quiet start (seen: the one spin of a
+ * run that took the lock did so).  So the counters are read around each
+ * round, and the owner notes when its unlock had returned: a round
+ * counts as proof when its spin took the lock (spin_acquired moved) and
+ * the unlock had returned before our call plus the delay, that is before
+ * the spin began.  Such a spin finds the word free at its first read:
+ * with spin_quiet_start on, in the quiet start, unless its vCPU stalled
+ * for a quarter of the budget between the spin's start and that read;
+ * so "on" is asserted as at least one of the proving rounds, not as all
+ * of them.  With it off there is no quiet start, and spin_acquired_quiet
+ * must not move in a round whose spin took the lock, proof or not.  Runs
+ * are pooled until they show what the test looks for (at most
+ * QUIET_TRIES, half a second apart: a load spike need not last); if
+ * none did, the test skips.  The counters are global: another
+ * FUTEX_LOCK_ADAPTIVE user running meanwhile can move them (run the
+ * suite on an otherwise idle guest, as vm-test.sh does).
  */
 #define QUIET_ROUNDS	10
+#define QUIET_TRIES	5
 
-static long long quiet_case(struct __test_metadata *_metadata, int on,
-			    uint64_t hold_ns, long long *acquired)
+struct quiet_run {
+	long long acquired, quiet;	/* the counters' moves, all rounds */
+	int proofs, proofs_quiet;	/* rounds that prove; of them quiet */
+};
+
+/* One round; the owner holds the lock and waits for s->calling. */
+static void quiet_round(struct __test_metadata *_metadata,
+			struct spin_owner *s, int i, long long delay_us,
+			struct quiet_run *r)
+{
+	long long acq = stat_get("spin_acquired");
+	long long quiet = stat_get("spin_acquired_quiet");
+	uint64_t t0;
+
+	s->calling = i + 1;
+	t0 = now_ns(CLOCK_MONOTONIC);
+	EXPECT_EQ(0, flock(&s->word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL));
+	EXPECT_EQ(0, funlock(&s->word, PRIV));
+	acq = stat_get("spin_acquired") - acq;
+	quiet = stat_get("spin_acquired_quiet") - quiet;
+	while (__atomic_load_n(&s->unlocked, __ATOMIC_ACQUIRE) != i + 1)
+		;
+	r->acquired += acq;
+	r->quiet += quiet;
+	if (acq > 0 && s->unlocked_ns < t0 + delay_us * 1000) {
+		r->proofs++;
+		r->proofs_quiet += quiet > 0;
+	}
+}
+
+/* QUIET_ROUNDS rounds, the owner unlocking hold_ns after our call. */
+static void quiet_case(struct __test_metadata *_metadata, int on,
+		       long long delay_us, uint64_t hold_ns,
+		       struct quiet_run *r)
 {
 	struct spin_owner s = { .hold_ns = hold_ns, .at_call = 1,
 				.rounds = QUIET_ROUNDS, .locker = gettid_() };
 	long long delay = knob_get("delay_check_owner_us");
-	long long quiet = stat_get("spin_acquired_quiet");
 	long long spins = stat_get("spin_attempts");
+	struct quiet_run run = { 0 };
 	struct spin_policy pol;
 	int i = 0, ok;
 	pthread_t th;
@@ -2836,29 +2885,58 @@ static long long quiet_case(struct __test_metadata *_metadata, int on,
 	spin_policy_save(&pol);
 	spin_policy_fixed(1000000);
 	knob_set("spin_quiet_start", on);
-	knob_set("delay_check_owner_us", 1000);
+	knob_set("delay_check_owner_us", delay_us);
 	knob_set("spin_check_runnable", 0);
-	*acquired = stat_get("spin_acquired");
 	ok = !pin_cpu(1) && !pthread_create(&th, NULL, spin_owner_fn, &s);
 	EXPECT_TRUE(ok);
 	for (; ok && i < s.rounds; i++) {
 		while (s.locked != i + 1)
 			;
-		s.calling = i + 1;
-		EXPECT_EQ(0, flock(&s.word, FUTEX_LOCK_ADAPTIVE | PRIV, NULL));
-		EXPECT_EQ(0, funlock(&s.word, PRIV));
+		quiet_round(_metadata, &s, i, delay_us, &run);
 		s.go = i + 1;
 	}
 	if (ok)
 		pthread_join(th, NULL);
 	knob_set("delay_check_owner_us", delay);
 	spin_policy_restore(&pol);
-	*acquired = stat_get("spin_acquired") - *acquired;
-	quiet = stat_get("spin_acquired_quiet") - quiet;
 	TH_LOG("spin_quiet_start %d: spin_acquired +%lld, spin_acquired_quiet +%lld",
-	       on, *acquired, quiet);
-	TH_LOG("of %lld spins in %d rounds", stat_get("spin_attempts") - spins, i);
-	return quiet;
+	       on, run.acquired, run.quiet);
+	TH_LOG("of %lld spins in %d rounds; %d proving round(s), %d quiet",
+	       stat_get("spin_attempts") - spins, i, run.proofs,
+	       run.proofs_quiet);
+	r->acquired += run.acquired;
+	r->quiet += run.quiet;
+	r->proofs += run.proofs;
+	r->proofs_quiet += run.proofs_quiet;
+}
+
+/* Up to QUIET_TRIES runs of quiet_case(), until enough() holds of the pool. */
+static void quiet_pool(struct __test_metadata *_metadata, int on,
+		       long long delay_us, uint64_t hold_ns,
+		       int (*enough)(const struct quiet_run *),
+		       struct quiet_run *r)
+{
+	int t;
+
+	*r = (struct quiet_run){ 0 };
+	for (t = 0; t < QUIET_TRIES && !enough(r); t++) {
+		if (t)
+			usleep(500000);
+		quiet_case(_metadata, on, delay_us, hold_ns, r);
+	}
+	TH_LOG("%d run(s): spin_acquired +%lld, spin_acquired_quiet +%lld",
+	       t, r->acquired, r->quiet);
+	TH_LOG("%d proving round(s), %d quiet", r->proofs, r->proofs_quiet);
+}
+
+static int quiet_have_acquired(const struct quiet_run *r)
+{
+	return r->acquired > 0;
+}
+
+static int quiet_have_quiet_proof(const struct quiet_run *r)
+{
+	return r->proofs_quiet > 0;
 }
 
 /* The quiet-start tests' prologue: the switch, its counter, the delay. */
@@ -2869,68 +2947,60 @@ static long long quiet_case(struct __test_metadata *_metadata, int on,
 	ASSERT_LE(0, stat_get("spin_acquired_quiet"));			\
 } while (0)
 
-/* A run in which no spin took the lock proves nothing (before any check). */
-#define SKIP_UNLESS_SPIN_ACQUIRED(acq) do {				\
-	if (!(acq))							\
+/* A pool in which no spin took the lock proves nothing. */
+#define SKIP_UNLESS_SPIN_ACQUIRED(r) do {				\
+	if (!(r).acquired)						\
 		SKIP(return, "no spin took the lock (need_resched() at once?)"); \
 } while (0)
 
 TEST(spin_quiet_start_counts_its_acquisitions)
 {
-	long long acq, quiet;
+	struct quiet_run r;
 
 	REQUIRE_QUIET_START();
-	quiet = quiet_case(_metadata, 1, 100000, &acq);
-	SKIP_UNLESS_SPIN_ACQUIRED(acq);
-	EXPECT_GE(quiet, 1);
-	EXPECT_LE(quiet, acq);
+	quiet_pool(_metadata, 1, 3000, 1000000, quiet_have_quiet_proof, &r);
+	if (!r.proofs)
+		SKIP(return, "no spin found the word freed before it began");
+	EXPECT_GE(r.proofs_quiet, 1);
+	EXPECT_LE(r.quiet, r.acquired);
 }
 
 TEST(spin_quiet_start_off_counts_none)
 {
-	long long acq, quiet;
+	struct quiet_run r;
 
 	REQUIRE_QUIET_START();
-	quiet = quiet_case(_metadata, 0, 100000, &acq);
-	SKIP_UNLESS_SPIN_ACQUIRED(acq);
-	EXPECT_EQ(0, quiet);
+	quiet_pool(_metadata, 0, 3000, 1000000, quiet_have_acquired, &r);
+	SKIP_UNLESS_SPIN_ACQUIRED(r);
+	EXPECT_EQ(0, r.quiet);
 }
 
 /*
  * The quiet start ends after a quarter of the budget: a spin that takes
- * the lock later is not counted in it.  As above, but the owner unlocks
- * 1.6 ms after our call: the spin starts after the 1 ms delay, so the
- * unlock comes some 600 us into it, past its 250 us quiet start and
- * before its 1 ms budget ends, unless our way into the kernel took more
- * than 350 us.  So not every acquisition may be quiet; a kernel whose
- * quiet start never ends counts them all.  If no spin took the lock in
- * any run, the test skips.
+ * the lock later is not counted in it.  As above, but the caller's delay
+ * is 1 ms and the owner unlocks 1.6 ms after our call: the spin starts
+ * after the delay, so the unlock comes some 600 us into it, past its
+ * 250 us quiet start and before its 1 ms budget ends, unless our way
+ * into the kernel took more than 350 us.  So not every acquisition may
+ * be quiet; a kernel whose quiet start never ends counts them all.  On
+ * a loaded host the way in can take longer than 350 us in every round
+ * of a run (seen once: 3 spins took the lock, all quiet), so runs are
+ * pooled until one acquisition falls past the quiet start.  If no spin
+ * took the lock in any run, the test skips.
  */
-#define QUIET_TRIES	5
+static int quiet_have_loud(const struct quiet_run *r)
+{
+	return r->quiet < r->acquired;
+}
 
 TEST(spin_quiet_start_ends_after_a_quarter)
 {
-	long long acq = 0, quiet = 0, a;
-	int t;
+	struct quiet_run r;
 
 	REQUIRE_QUIET_START();
-	/*
-	 * On a loaded host the way into the kernel can take longer than
-	 * 350 us in every round of a run (seen once: 3 spins took the lock,
-	 * all quiet), so up to QUIET_TRIES runs are pooled until one
-	 * acquisition falls past the quiet start, half a second apart (a
-	 * load spike need not last).  A quiet start that never ends counts
-	 * every acquisition of every run, and fails.
-	 */
-	for (t = 0; t < QUIET_TRIES && quiet == acq; t++) {
-		if (t)
-			usleep(500000);
-		quiet += quiet_case(_metadata, 1, 1600000, &a);
-		acq += a;
-	}
-	TH_LOG("%d run(s): spin_acquired +%lld, spin_acquired_quiet +%lld", t, acq, quiet);
-	SKIP_UNLESS_SPIN_ACQUIRED(acq);
-	EXPECT_LT(quiet, acq);
+	quiet_pool(_metadata, 1, 1000, 1600000, quiet_have_loud, &r);
+	SKIP_UNLESS_SPIN_ACQUIRED(r);
+	EXPECT_LT(r.quiet, r.acquired);
 }
 
 /*
