@@ -12,7 +12,6 @@ import argparse
 import gzip
 import json
 import statistics as st
-import sys
 from math import comb
 
 
