@@ -20,7 +20,7 @@
  * mutexes always pass through to glibc.  If the kernel lacks the ops (probe
  * FUTEX_UNLOCK on a free word: ENOSYS) one line goes to stderr and
  * everything passes through.  FUTEXLOCK_PRELOAD_STATS=1 prints counters at
- * exit (stderr).  Details: userspace/preload/README.md.
+ * exit() or _exit() (stderr).  Details: userspace/preload/README.md.
  *
  * Design: the lock word is glibc's own __data.__lock, the recursion count
  * glibc's __data.__count, the woken mark (adaptive) __data.__nusers,
@@ -281,11 +281,15 @@ static struct tstats *stat_touch(void)
 }
 
 #define U(x) ((unsigned long)(x))
+/* at exit() (atexit) or at _exit() (below), once per process */
 static void stats_print(void)
 {
+	static _Atomic int printed;
 	int md = atomic_load(&g_mode);
 	uint64_t s[NST];
 
+	if (atomic_exchange(&printed, 1))
+		return;
 	stat_flush(NULL);
 #if BROKEN(11)
 	return;
@@ -321,6 +325,30 @@ static void stats_print(void)
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
 	    U(g_destroy_busy));
 }
+
+/*
+ * A process that leaves with _exit() (stress-ng's stressor processes, a
+ * fork child) runs no atexit handler: with FUTEXLOCK_PRELOAD_STATS=1 its
+ * counts are printed here instead, those of the calling thread and of the
+ * threads that have exited (as at exit(); threads still running are not
+ * counted).  glibc's exit() reaches its own _exit internally, not this
+ * one; stats_print() prints once either way.  Then exit_group(2), as
+ * glibc's _exit does.
+ */
+#if !BROKEN(24)
+EXPORT void _exit(int status)
+{
+	if (g_stats)
+		stats_print();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT void _Exit(int status)
+{
+	_exit(status);
+}
+#endif
 
 /* ---- initialisation ---------------------------------------------------- */
 static int probe_ops(int *err)

@@ -143,6 +143,26 @@ woken() {
 		eval '[ $rc -eq 0 ] && [ "$usp" = "$sp" ] && [ "$usk" = "$sk" ]'
 }
 
+# exits MODE: test_preload's static-normal test in one process, left once
+# through exit() and once through _exit() (as stress-ng's stressor
+# processes leave): the preload prints its stats once either way, with
+# the test's locks counted
+exits() {
+	local m=$1 how rc np fast w
+	for how in --in-process --in-process-_exit; do
+		timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 \
+			"$TP" $how static-normal >/dev/null 2>"$TMP/e.err"
+		rc=$?
+		np=$(grep -c "^futexlock-preload: stats: pid " "$TMP/e.err")
+		fast=$(sval fast "$TMP/e.err")
+		[ $rc -eq 0 ] && [ "$np" = 1 ] || comment "$TMP/e.err"
+		w=exit
+		[ $how = --in-process ] || w=_exit
+		check "stats at $w() under $m: one stats printout ($np), the test's locks counted (fast $fast)" \
+			eval '[ $rc -eq 0 ] && [ "$np" = 1 ] && [ "$fast" -gt 0 ]'
+	done
+}
+
 # smoke MODE: a real program, sysbench threads with one mutex for all
 # threads, whose holder yields inside the lock: its own count must come
 # out, the preload must have converted its mutexes and (guest) entered the
@@ -216,6 +236,7 @@ if [ "$where" = host ]; then
 	woken emulate 1 1
 	woken emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
 	woken emulate 2 0 FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0
+	exits emulate
 	smoke off 0
 	smoke emulate 1
 else
@@ -227,6 +248,7 @@ else
 	stats_run adaptive 1 nospin
 	woken adaptive 1 1
 	woken lock 0 0
+	exits adaptive
 	smoke lock 1
 	smoke adaptive 1
 fi

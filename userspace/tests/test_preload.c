@@ -1211,12 +1211,20 @@ int main(int argc, char **argv)
 		i = 3;
 	}
 	/* one test in this process, no fork: it exits through exit(), so
-	 * that the preload prints its stats (FUTEXLOCK_PRELOAD_STATS=1) */
-	if (argc == 3 && !strcmp(argv[1], "--in-process")) {
+	 * that the preload prints its stats (FUTEXLOCK_PRELOAD_STATS=1);
+	 * --in-process-_exit: through _exit(), as stress-ng's stressors do
+	 * (the preload must print them there too) */
+	if (argc == 3 && (!strcmp(argv[1], "--in-process") ||
+			  !strcmp(argv[1], "--in-process-_exit"))) {
 		for (size_t k = 0; k < NTESTS; k++)
 			if (!strcmp(argv[2], tests[k].name)) {
+				int rc;
+
 				alarm(g_guard);
-				return tests[k].fn() ? 1 : 0;
+				rc = tests[k].fn() ? 1 : 0;
+				if (argv[1][12])
+					_exit(rc);
+				return rc;
 			}
 		fprintf(stderr, "test_preload: no test %s\n", argv[2]);
 		return 2;
