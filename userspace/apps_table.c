@@ -27,9 +27,12 @@
  * lib/compare.c).  A mode with a failed run, or any mode when a glibc run
  * failed, gets the verdict "failed" and no figure.  When lock and adaptive
  * both ran, one more line: adaptive / lock per repetition, judged against
- * an A/A band and by issue 17's rule (compare_adaptive_lock()): lock's own
+ * an A/A band and by issue 17's rule (compare_pairs()): lock's own
  * (lock-aa / lock, when the lock-aa mode ran: FUTEXLOCK_PRELOAD=lock
- * again), else glibc's (glibc-aa / glibc).  --json: the same as
+ * again), else glibc's (glibc-aa / glibc).  When adaptive-nous ran too
+ * (adaptive with the preload's user spin off), two more lines judged the
+ * same way: adaptive-nous / lock (the kernel op's share) and adaptive /
+ * adaptive-nous (the user spin's).  --json: the same as
  * one JSON document on stdout (schema of the seed tools: "tests", each
  * with "rows"; per row "value_reps" and "value_ratio"), --seed and --env
  * recorded in it.  Bad usage: exit 2.
@@ -45,6 +48,7 @@
 #define MAXX 64
 #define MAXS 24
 #define MAXP 16
+#define NPAIR 3
 
 struct prog {
 	const char *name, *unit;
@@ -58,10 +62,17 @@ struct prog {
 	int nm, nx, ns, maxrep;
 	struct fl_ratio_ci ci[MAXM];
 	bool failed[MAXM];
-	/* adaptive over lock, when both ran (issue 17's question), and the
-	 * A/A it was judged against: lock-aa / lock when lock-aa ran */
-	struct fl_ratio_ci al, lock_aa;
-	bool has_al, al_lock_band;
+	/* the paired lines (issue 17's question): pair[0] adaptive / lock,
+	 * then, when adaptive-nous ran, adaptive-nous / lock and adaptive /
+	 * adaptive-nous; the A/A they were judged against: lock-aa / lock
+	 * when lock-aa ran */
+	struct pair {
+		const char *num, *den;
+		struct fl_ratio_ci ci;
+		bool has;
+	} pair[NPAIR];
+	struct fl_ratio_ci lock_aa;
+	bool al_lock_band;
 };
 
 static enum fl_better better = FL_HIGHER_IS_BETTER;
@@ -76,7 +87,8 @@ static void usage(void)
 		"  median ratio to glibc with its 95%% interval and the verdict (lib/compare.c);\n"
 		"  with lock and adaptive, adaptive / lock per repetition against an A/A band\n"
 		"  (lock-aa / lock when the lock-aa mode ran, else glibc-aa / glibc) and by\n"
-		"  issue 17's rule (shown slower; A/A resolved)\n");
+		"  issue 17's rule (shown slower; A/A resolved); with adaptive-nous too,\n"
+		"  adaptive-nous / lock and adaptive / adaptive-nous the same way\n");
 	exit(2);
 }
 
@@ -247,39 +259,61 @@ static bool own_failure(const struct prog *p, int m)
 
 /*
  * After compare()'s rows.  With lock-aa, the band is lock-aa / lock over
- * the same repetitions, and only adaptive's, lock's and lock-aa's own
+ * the same repetitions, and only the pair's own modes' and lock-aa's
  * failures fail the line (glibc plays no part in it); the band must rest
  * on the same pairs as the comparison.  Without it, glibc's A/A row is
  * the band and a failed glibc run fails the line as it fails the rows.
  */
-static void compare_adaptive_lock(struct prog *p, int aa)
+static void compare_pair(struct prog *p, int aa, int laa, struct pair *q)
 {
-	int lk = find_mode(p, "lock"), ad = find_mode(p, "adaptive");
-	int laa = find_mode(p, "lock-aa");
-	bool failed;
+	int num = find_mode(p, q->num), den = find_mode(p, q->den);
 
-	memset(&p->al, 0, sizeof(p->al));
-	memset(&p->lock_aa, 0, sizeof(p->lock_aa));
-	p->has_al = lk >= 0 && ad >= 0;
-	p->al_lock_band = p->has_al && laa >= 0;
-	if (!p->has_al)
+	memset(&q->ci, 0, sizeof(q->ci));
+	q->has = num >= 0 && den >= 0;
+	if (!q->has)
 		return;
-	fl_ratio_ci(p->val[ad], p->val[lk], p->maxrep, &p->al);
-	if (!p->al_lock_band) {
-		fl_decide(&p->al, better, &p->ci[aa]);
-		if (p->failed[ad] || p->failed[lk])
-			fl_fail(&p->al);
+	fl_ratio_ci(p->val[num], p->val[den], p->maxrep, &q->ci);
+	if (laa < 0) {
+		fl_decide(&q->ci, better, &p->ci[aa]);
+		if (p->failed[num] || p->failed[den])
+			fl_fail(&q->ci);
 		return;
 	}
-	/* lock-aa / lock: the engine's A/A row (aa == x), a control */
-	fl_compare(p->val[laa], p->val[lk], p->val[laa], p->maxrep, better, &p->lock_aa);
-	fl_decide(&p->al, better, &p->lock_aa);
-	failed = own_failure(p, ad) || own_failure(p, lk) || own_failure(p, laa) ||
-		 p->lock_aa.n != p->al.n;
-	if (failed)
-		fl_fail(&p->al);
-	if (own_failure(p, lk) || own_failure(p, laa))
-		fl_fail(&p->lock_aa);
+	fl_decide(&q->ci, better, &p->lock_aa);
+	if (own_failure(p, num) || own_failure(p, den) || own_failure(p, laa) ||
+	    p->lock_aa.n != q->ci.n)
+		fl_fail(&q->ci);
+}
+
+/*
+ * adaptive / lock is issue 17's question; adaptive-nous (the preload's
+ * adaptive mode with its user-space spin off: FUTEX_LOCK_ADAPTIVE alone)
+ * splits it: adaptive-nous / lock is the kernel op's share, adaptive /
+ * adaptive-nous the user spin's.
+ */
+static void compare_pairs(struct prog *p, int aa)
+{
+	static const char *const names[NPAIR][2] = {
+		{ "adaptive", "lock" }, { "adaptive-nous", "lock" },
+		{ "adaptive", "adaptive-nous" },
+	};
+	int lk = find_mode(p, "lock"), laa = find_mode(p, "lock-aa");
+
+	memset(&p->lock_aa, 0, sizeof(p->lock_aa));
+	/* as apps.sh allows lock-aa: with lock and adaptive */
+	p->al_lock_band = laa >= 0 && lk >= 0 && find_mode(p, "adaptive") >= 0;
+	if (p->al_lock_band) {
+		/* lock-aa / lock: the engine's A/A row (aa == x), a control */
+		fl_compare(p->val[laa], p->val[lk], p->val[laa], p->maxrep, better,
+			   &p->lock_aa);
+		if (own_failure(p, lk) || own_failure(p, laa))
+			fl_fail(&p->lock_aa);
+	}
+	for (int i = 0; i < NPAIR; i++) {
+		p->pair[i].num = names[i][0];
+		p->pair[i].den = names[i][1];
+		compare_pair(p, aa, p->al_lock_band ? laa : -1, &p->pair[i]);
+	}
 }
 
 /*
@@ -309,7 +343,7 @@ static void compare(struct prog *p)
 		if (p->failed[m])
 			fl_fail(r);
 	}
-	compare_adaptive_lock(p, aa);
+	compare_pairs(p, aa);
 }
 
 /* a raw kernel counter (k_NAME): JSON only */
@@ -336,14 +370,14 @@ static void stats_text(struct prog *p)
 	if (!any)
 		return;
 	printf("lock/unlock syscall ratio (one untimed FUTEXLOCK_PRELOAD_STATS=1 run per mode; syscalls: kernel, locks: preload)\n");
-	printf("%-10s %-7s %10s %10s %14s %18s %-s\n", "mode", "stats", "converted", "acq/op",
+	printf("%-13s %-7s %10s %10s %14s %18s %-s\n", "mode", "stats", "converted", "acq/op",
 	       "lock_sys/acq", "unlock_sys/unlock", "preload = kernel counts");
 	for (int m = 0; m < p->nm; m++) {
 		bool agree = sget(p, m, "agree") == 1.0;
 
 		if (!p->shave[m])
 			continue;
-		printf("%-10s %-7s %10.0f", p->mname[m], p->sfailed[m] ? "FAILED" : "ok",
+		printf("%-13s %-7s %10.0f", p->mname[m], p->sfailed[m] ? "FAILED" : "ok",
 		       sget(p, m, "converted"));
 		/* the preload's counts are not the whole program's: no ratio */
 		if (agree)
@@ -356,22 +390,23 @@ static void stats_text(struct prog *p)
 }
 
 /*
- * "adaptive / lock per repetition: MEDIAN [LO,HI], VERDICT (A/A M [L,H],
- * band [BL,BH]); issue 17: ...": the band is the engine's, two-sided
+ * "NUM / DEN per repetition: MEDIAN [LO,HI], VERDICT (A/A M [L,H], band
+ * [BL,BH]); issue 17: ...": the band is the engine's, two-sided
  * (fl_decide()); issue 17 counts a program only when its A/A is resolved.
  */
-static void text_adaptive_lock(const struct fl_ratio_ci *r, bool lock_band)
+static void text_pair(const struct pair *q, bool lock_band)
 {
 	static const char *const words[] = { "no verdict", "not shown slower", "SHOWN SLOWER" };
+	const struct fl_ratio_ci *r = &q->ci;
 	int slower = issue17_shown_slower(r);
 	double down, up;
 	char ci[64];
 
 	if (r->verdict == FL_FAILED) {
-		printf("adaptive / lock per repetition: failed; issue 17: no verdict\n");
+		printf("%s / %s per repetition: failed; issue 17: no verdict\n", q->num, q->den);
 		return;
 	}
-	printf("adaptive / lock per repetition: %s, %s", fl_ci_str(r, ci, sizeof(ci)),
+	printf("%s / %s per repetition: %s, %s", q->num, q->den, fl_ci_str(r, ci, sizeof(ci)),
 	       fl_verdict_name(r->verdict));
 	if (r->has_aa && r->aa_n >= 2 && r->aa_lo > 0.0 && r->aa_hi > 0.0) {
 		fl_aa_band(r->aa_lo, r->aa_hi, &down, &up);
@@ -386,11 +421,24 @@ static void text_adaptive_lock(const struct fl_ratio_ci *r, bool lock_band)
 		printf("; issue 17: %s\n", words[slower + 1]);
 }
 
+/* issue 17's words as JSON, or null when there is no figure to judge */
+static void json_issue17(const struct pair *q)
+{
+	int slower = q->has ? issue17_shown_slower(&q->ci) : -1;
+
+	if (slower >= 0)
+		printf("{\"shown_slower\": %s, \"aa_resolved\": %s, \"aa_width\": %.4f}",
+		       slower ? "true" : "false",
+		       issue17_resolved(&q->ci) ? "true" : "false", q->ci.aa_hi - q->ci.aa_lo);
+	else
+		printf("null");
+}
+
 static void text(struct prog *p)
 {
 	int base = mode_idx(p, "glibc");
 
-	printf("%-10s %12s  %-22s %-18s", "mode", "median", "ratio 95% CI", "verdict");
+	printf("%-13s %12s  %-22s %-18s", "mode", "median", "ratio 95% CI", "verdict");
 	for (int k = 0; k < p->nx; k++)
 		if (!kernel_raw(p, k))
 			printf(" %14s", p->xname[k]);
@@ -406,7 +454,7 @@ static void text(struct prog *p)
 			snprintf(med, sizeof(med), "failed");
 		else
 			snprintf(med, sizeof(med), "%.2f", fl_median(p->val[m], p->maxrep));
-		printf("%-10s %12s  %-22s %-18s", p->mname[m], med, ci,
+		printf("%-13s %12s  %-22s %-18s", p->mname[m], med, ci,
 		       m == base && !p->failed[m] ? "-" : fl_verdict_name(p->ci[m].verdict));
 		for (int k = 0; k < p->nx; k++) {
 			double x = fl_median(p->xv[m][k], p->maxrep);
@@ -426,14 +474,15 @@ static void text(struct prog *p)
 	}
 	printf("(%d paired repetitions; %s is better; ratio = mode / glibc per repetition)\n",
 	       p->maxrep, fl_better_name(better));
-	if (p->has_al)
-		text_adaptive_lock(&p->al, p->al_lock_band);
+	for (int i = 0; i < NPAIR; i++)
+		if (p->pair[i].has)
+			text_pair(&p->pair[i], p->al_lock_band);
 	stats_text(p);
 }
 
 static void json(struct prog *p)
 {
-	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa"), slower;
+	int base = mode_idx(p, "glibc"), aa = mode_idx(p, "glibc-aa");
 	int laa = find_mode(p, "lock-aa");
 
 	printf("{\"test\": ");
@@ -491,8 +540,8 @@ static void json(struct prog *p)
 		printf("}");
 	}
 	printf("], \"adaptive_vs_lock\": ");
-	if (p->has_al)
-		fl_json_ci(stdout, &p->al);
+	if (p->pair[0].has)
+		fl_json_ci(stdout, &p->pair[0].ci);
 	else
 		printf("null");
 	printf(", \"lock_aa_vs_lock\": ");
@@ -501,19 +550,27 @@ static void json(struct prog *p)
 	else
 		printf("null");
 	printf(", \"adaptive_vs_lock_band\": ");
-	if (p->has_al)
+	if (p->pair[0].has)
 		printf("\"%s\"", p->al_lock_band ? "lock-aa" : "glibc-aa");
 	else
 		printf("null");
 	printf(", \"adaptive_vs_lock_issue17\": ");
-	slower = p->has_al ? issue17_shown_slower(&p->al) : -1;
-	if (slower >= 0)
-		printf("{\"shown_slower\": %s, \"aa_resolved\": %s, \"aa_width\": %.4f}",
-		       slower ? "true" : "false",
-		       issue17_resolved(&p->al) ? "true" : "false", p->al.aa_hi - p->al.aa_lo);
-	else
-		printf("null");
-	printf("}");
+	json_issue17(&p->pair[0]);
+	/* the other pairs that ran (adaptive-nous), judged the same way */
+	printf(", \"pairs\": [");
+	for (int i = 1, n = 0; i < NPAIR; i++) {
+		const struct pair *q = &p->pair[i];
+
+		if (!q->has)
+			continue;
+		printf("%s{\"num\": \"%s\", \"den\": \"%s\", \"band\": \"%s\", \"ratio\": ",
+		       n++ ? ", " : "", q->num, q->den, p->al_lock_band ? "lock-aa" : "glibc-aa");
+		fl_json_ci(stdout, &q->ci);
+		printf(", \"issue17\": ");
+		json_issue17(q);
+		printf("}");
+	}
+	printf("]}");
 }
 
 int main(int argc, char **argv)

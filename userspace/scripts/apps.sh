@@ -63,7 +63,11 @@
 # are required; "off" adds the preload loaded with FUTEXLOCK_PRELOAD=off,
 # everything passed through to glibc: the cost of the interposition alone;
 # "lock-aa" (with lock) runs FUTEXLOCK_PRELOAD=lock again, a separate
-# instance: FUTEX_LOCK's own A/A, the band adaptive / lock is judged by),
+# instance: FUTEX_LOCK's own A/A, the band adaptive / lock is judged by;
+# "adaptive-nous" (with lock and adaptive) runs FUTEXLOCK_PRELOAD=adaptive
+# with FUTEXLOCK_PRELOAD_USER_SPIN=0, the kernel op without the preload's
+# user spin: apps_table adds adaptive-nous / lock and adaptive /
+# adaptive-nous, and its stats run fails if the user spin ran),
 # APPS_OUT (build/apps), APPS_RESULTS (Documentation/results; "" = none),
 # PRELOAD_SO (the preload; the smoke is shown failing with a broken one),
 # APPS_SMOKE_GUARD (the smoke's hang guard per run, 300 s).
@@ -130,18 +134,28 @@ kall() {
 		printf ' k_%s=%s' "$n" "$v"
 	done
 }
-# fdiv A B: A / B with 6 decimals (bash integers)
+# fdiv A B: A / B with 6 decimals (bash integers; A may be negative:
+# counts that disagree)
 fdiv() {
-	local q
+	local q s=
 	(( $2 > 0 )) || { echo 0; return; }
 	q=$(( $1 * 1000000 / $2 ))
-	printf '%d.%06d' $((q / 1000000)) $((q % 1000000))
+	(( q < 0 )) && s=- q=$(( -q ))
+	printf '%s%d.%06d' "$s" $((q / 1000000)) $((q % 1000000))
 }
 # the value of "KEY=VALUE" in the apps_run line of FILE
 rval() { local w; for w in $(<"$2"); do [ "${w%%=*}" = "$1" ] && { echo "${w#*=}"; return; }; done; echo 0; }
 
-# FUTEXLOCK_PRELOAD of a preloaded mode: lock-aa is lock again
-preload_mode() { echo "${1%-aa}"; }
+# FUTEXLOCK_PRELOAD of a preloaded mode: lock-aa is lock again,
+# adaptive-nous is adaptive with the preload's user spin off
+preload_mode() { local m=${1%-aa}; echo "${m%-nous}"; }
+# PLENV: the environment of preloaded mode $1 (for env(1))
+pl_env() {
+	PLENV=(LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$(preload_mode "$1")"
+		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}")
+	[ "$1" = adaptive-nous ] && PLENV+=(FUTEXLOCK_PRELOAD_USER_SPIN=0)
+	return 0
+}
 
 # run MODE OUTFILE COMMAND...: COMMAND under MODE (glibc*: no preload at
 # all), timed by apps_run (rusage in $TMP/ru), hang-guarded; its status
@@ -151,8 +165,8 @@ run() {
 	rm -f "$TMP/ru"
 	case $m in
 	glibc*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- "$@" >"$o" 2>&1 ;;
-	*) timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$(preload_mode "$m")" \
-		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" "$@" >"$o" 2>&1 ;;
+	*) pl_env "$m"
+		timeout -k 10 "$GUARD" "$AR" -o "$TMP/ru" -- env "${PLENV[@]}" "$@" >"$o" 2>&1 ;;
 	esac
 }
 
@@ -232,8 +246,9 @@ prog_memcached() {
 	case $m in
 	glibc*) "$AR" -o "$TMP/ru" -- memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 \
 		>"$TMP/srv" 2>&1 & ;;
-	*) "$AR" -o "$TMP/ru" -- env LD_PRELOAD="$SO" FUTEXLOCK_PRELOAD="$(preload_mode "$m")" \
-		FUTEXLOCK_PRELOAD_STATS="${PL_STATS:-0}" memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 >"$TMP/srv" 2>&1 & ;;
+	*) pl_env "$m"
+		"$AR" -o "$TMP/ru" -- env "${PLENV[@]}" memcached -u nobody -t 2 -s "$sock" -m 64 -c 256 \
+			>"$TMP/srv" 2>&1 & ;;
 	esac
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
@@ -338,18 +353,21 @@ one_run() {
 # its user-spin calibration calls (adaptive: 248 per process that contended)
 # equal the kernel's delta of the mode's op, the other op's delta is 0, and
 # its unlock syscalls plus probes equal the kernel's FUTEX_UNLOCK delta.
+# adaptive-nous (the processes say adaptive) is failed when the user spin
+# ran: FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload.
 stats_judge() {
-	local m=$1 ops=$2 k0=$3 k1=$4 o=$5 l why= st=ok agree=1
-	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 cal=0 own other kunl op=lock_syscalls
+	local m=$1 ops=$2 k0=$3 k1=$4 o=$5 l why= st=ok agree=1 pm
+	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 cal=0 us=0 own other kunl op=lock_syscalls
 	local re_p='futexlock-preload: stats: pid [0-9]+ mode ([a-z]+) '
 	local re_c='futexlock-preload: stats: converted mutexes: normal ([0-9]+)\+([0-9]+) recursive ([0-9]+)\+([0-9]+) errorcheck ([0-9]+)\+([0-9]+) adaptive ([0-9]+)\+([0-9]+) '
 	local re_l='futexlock-preload: stats: lock fast ([0-9]+) slow ([0-9]+) lock-syscalls ([0-9]+) trylock-busy [0-9]+ unlock fast ([0-9]+) unlock-syscalls ([0-9]+) probe-syscalls ([0-9]+)$'
-	local re_u='futexlock-preload: stats: user-spins .* calibration-syscalls ([0-9]+)( |$)'
+	local re_u='futexlock-preload: stats: user-spins ([0-9]+) .* calibration-syscalls ([0-9]+)( |$)'
 	local -a b
+	pm=$(preload_mode "$m")
 	while IFS= read -r l; do
 		if [[ $l =~ $re_p ]]; then
 			np=$((np + 1))
-			[ "${BASH_REMATCH[1]}" = "$m" ] || bad=$((bad + 1))
+			[ "${BASH_REMATCH[1]}" = "$pm" ] || bad=$((bad + 1))
 		elif [[ $l =~ $re_c ]]; then
 			b=("${BASH_REMATCH[@]}")
 			convn=$((convn + b[1] + b[2]))
@@ -359,10 +377,10 @@ stats_judge() {
 			fast=$((fast + b[1])) slow=$((slow + b[2])) pls=$((pls + b[3]))
 			uf=$((uf + b[4])) pus=$((pus + b[5])) probes=$((probes + b[6]))
 		elif [[ $l =~ $re_u ]]; then
-			cal=$((cal + BASH_REMATCH[1]))
+			us=$((us + BASH_REMATCH[1])) cal=$((cal + BASH_REMATCH[2]))
 		fi
 	done <"$o"
-	[ "$m" = adaptive ] && op=lock_adaptive_syscalls
+	[ "$pm" = adaptive ] && op=lock_adaptive_syscalls
 	own=$(( $(kval $op "$k1") - $(kval $op "$k0") ))
 	other=$(( $(kval lock_syscalls "$k1") + $(kval lock_adaptive_syscalls "$k1") -
 		$(kval lock_syscalls "$k0") - $(kval lock_adaptive_syscalls "$k0") - own ))
@@ -378,6 +396,8 @@ stats_judge() {
 		why="the preload converted no mutex: the program ran on glibc"
 	elif [ $((fast + slow)) -eq 0 ]; then
 		why="no mutex was locked through the preload"
+	elif [ "$m" = adaptive-nous ] && [ $us -gt 0 ]; then
+		why="the user spin ran $us times: FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload"
 	fi
 	[ -z "$why" ] || st=failed
 	[ $((pls + cal)) -eq $own ] && [ $other -eq 0 ] && [ $((pus + probes)) -eq $kunl ] || agree=0
@@ -385,7 +405,8 @@ stats_judge() {
 		"lock_slow=$slow unlocks=$((uf + pus)) pl_lock_sys=$pls calibration=$cal k_lock_sys=$own k_other_lock_sys=$other" \
 		"pl_unlock_sys=$pus probes=$probes k_unlock_sys=$kunl agree=$agree ops=$ops" \
 		"acq/op=$(fdiv $((fast + slow)) "$ops") lock_sys/acq=$(fdiv $((own - cal)) $((fast + slow)))" \
-		"unlock_sys/unlock=$(fdiv $((kunl - probes > 0 ? kunl - probes : 0)) $((uf + pus)))"
+		"unlock_sys/unlock=$(fdiv $((kunl - probes > 0 ? kunl - probes : 0)) $((uf + pus)))" \
+		"user_spins=$us"
 	[ -z "$why" ] || { echo "# $m stats run failed: $why"; return 1; }
 }
 # the named field of an "@stats" line
@@ -402,13 +423,15 @@ fi
 # must not ask for two.
 for m in "${MODES[@]}"; do
 	case $m in
-	glibc | glibc-aa | off | lock | lock-aa | adaptive) ;;
-	*) echo "apps.sh: no mode $m (have: glibc glibc-aa off lock lock-aa adaptive)" >&2; exit 2 ;;
+	glibc | glibc-aa | off | lock | lock-aa | adaptive | adaptive-nous) ;;
+	*) echo "apps.sh: no mode $m (have: glibc glibc-aa off lock lock-aa adaptive adaptive-nous)" >&2; exit 2 ;;
 	esac
 done
 has_mode() { [[ " ${MODES[*]} " == *" $1 "* ]]; }
 ! has_mode lock-aa || { has_mode lock && has_mode adaptive; } ||
 	{ echo "apps.sh: APPS_MODES has lock-aa (lock's A/A, the band of adaptive / lock) but not lock and adaptive" >&2; exit 2; }
+! has_mode adaptive-nous || { has_mode lock && has_mode adaptive; } ||
+	{ echo "apps.sh: APPS_MODES has adaptive-nous (adaptive without its user spin, paired with lock and adaptive) but not lock and adaptive" >&2; exit 2; }
 [[ " ${MODES[*]} " == *" glibc "*"glibc-aa "* ]] ||
 	{ echo "apps.sh: APPS_MODES must include glibc, then glibc-aa" >&2; exit 2; }
 [ "$(printf '%s\n' "${MODES[@]}" | sort | uniq -d)" = "" ] ||

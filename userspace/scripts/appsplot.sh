@@ -39,7 +39,10 @@ env = "%s; kernel %s, %d CPUs, tools %s" % (where, j["meta"]["kernel"], j["meta"
                                          j["git_commit"])
 # lock-aa (FUTEXLOCK_PRELOAD=lock again, lock's own A/A) where it ran
 laa = any(r["type"] == "lock-aa" for t in j["tests"] for r in t["rows"])
-modes = ["glibc-aa", "lock"] + (["lock-aa"] if laa else []) + ["adaptive"]
+# adaptive-nous (adaptive without the preload's user spin) where it ran
+nous = any(r["type"] == "adaptive-nous" for t in j["tests"] for r in t["rows"])
+modes = ["glibc-aa", "lock"] + (["lock-aa"] if laa else []) + ["adaptive"] + \
+    (["adaptive-nous"] if nous else [])
 colour = {"faster": "#2ca02c", "slower": "#d62728"}
 def band(x0, x1, aa):
     """the grey rectangle of an A/A interval, two-sided as the engine
@@ -109,26 +112,40 @@ for _ in each_terminal("", 1100):
 
 # Issue 17's figure for the programs: adaptive / lock per program, lock's
 # own A/A (lock-aa / lock) as the band, the [0.95, 1.05] lines a resolved
-# band must lie within; written only where lock-aa ran.
+# band must lie within; written only where lock-aa ran.  Where
+# adaptive-nous ran, its two pairs beside it (adaptive-nous / lock: the
+# kernel op's share; adaptive / adaptive-nous: the user spin's), each
+# point labelled with its pair.
 apts, abands, alabels = [], [], []
 for t in j["tests"]:
-    c = t.get("adaptive_vs_lock") or {}
-    aa = c.get("aa") or {}
-    i17 = t.get("adaptive_vs_lock_issue17") or {}
-    if t.get("adaptive_vs_lock_band") != "lock-aa" or "median" not in c or "lo" not in aa:
+    if t.get("adaptive_vs_lock_band") != "lock-aa":
         continue
-    x = len(alabels)
-    abands.append(band(x - 0.3, x + 0.3, aa))
-    alabels.append((x, "%s\\nA/A width %.3f%s" % (esc(t["test"]), i17.get("aa_width", aa["hi"] - aa["lo"]),
-                                                  "" if i17.get("aa_resolved") else "\\nunresolved")))
-    apts.append((x, c["median"], c["lo"], c["hi"], colour.get(c["verdict"], "#555555")))
+    lines = [("", t.get("adaptive_vs_lock"), t.get("adaptive_vs_lock_issue17"))]
+    lines += [("\\n%s / %s" % (q["num"], q["den"]), q.get("ratio"), q.get("issue17"))
+              for q in t.get("pairs") or []]
+    if len(lines) > 1:
+        lines[0] = ("\\nadaptive / lock",) + lines[0][1:]
+    for what, c, i17 in lines:
+        c, i17 = c or {}, i17 or {}
+        aa = c.get("aa") or {}
+        if "median" not in c or "lo" not in aa:
+            continue
+        x = len(alabels)
+        abands.append(band(x - 0.3, x + 0.3, aa))
+        alabels.append((x, "%s%s\\nA/A width %.3f%s" % (
+            esc(t["test"]), what, i17.get("aa_width", aa["hi"] - aa["lo"]),
+            "" if i17.get("aa_resolved") else "\\nunresolved")))
+        apts.append((x, c["median"], c["lo"], c["hi"], colour.get(c["verdict"], "#555555")))
 if apts:
     adat = write_dat("a.dat", apts)
     for _ in each_terminal("-adaptive", 1000):
-        P('set title "FUTEXLOCK\\\\_PRELOAD=adaptive over =lock (higher = faster), median of %d paired '
+        P('set title "FUTEXLOCK\\\\_PRELOAD=adaptive over =lock%s (higher = faster), median of %d paired '
           'repetitions, 95%% interval\\ngrey: lock\'s own A/A band (lock-aa over lock); dotted: [0.95, 1.05], '
-          'where a resolved band lies\\n%s" font ",9"' % (j["tests"][0]["reps"], esc(env)))
-        P("unset logscale; set logscale y; set grid y; unset key; set ylabel 'adaptive / lock'")
+          'where a resolved band lies\\n%s" font ",9"'
+          % (",\\nadaptive-nous (its user spin off) over lock, adaptive over adaptive-nous;" if nous else "",
+             j["tests"][0]["reps"], esc(env)))
+        P("unset logscale; set logscale y; set grid y; unset key; set ylabel '%s'"
+          % ("ratio of the pair named below" if nous else "adaptive / lock"))
         P("set ytics (0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.2, 1.3, 1.5, 1.75, 2)")
         P("set xrange [-0.7:%g]" % (len(alabels) - 0.3))
         ys = [p[2] for p in apts] + [b[2] for b in abands] + [0.95]

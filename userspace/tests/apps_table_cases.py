@@ -31,17 +31,21 @@ LNARROW = [0.992, 0.998] * 5          # lock-aa / lock: narrow, its median
 
 
 def runs(aa, ratio, reps=10, fail=None, modes=("glibc", "glibc-aa", "lock", "adaptive"),
-         laa=None, stats=()):
+         laa=None, stats=(), nous=None):
     """laa: lock-aa / lock per repetition (adds the lock-aa mode); stats:
-    "@stats ..." lines (the untimed runs apps.sh records)"""
+    "@stats ..." lines (the untimed runs apps.sh records); nous:
+    adaptive-nous / lock per repetition (adds the adaptive-nous mode)"""
     out = list(stats)
     if laa:
         modes = modes + ("lock-aa",)
+    if nous:
+        modes = modes + ("adaptive-nous",)
     for r in range(reps):
         lock = 1000.0 * (1 + 0.5 * r)                 # drift across repetitions
         v = {"glibc": 1000.0, "glibc-aa": 1000.0 * aa[r % len(aa)],
              "lock": lock, "adaptive": lock * ratio[r % len(ratio)],
-             "lock-aa": lock * (laa or [1])[r % len(laa or [1])]}
+             "lock-aa": lock * (laa or [1])[r % len(laa or [1])],
+             "adaptive-nous": lock * (nous or [1])[r % len(nous or [1])]}
         for m in modes:
             val = "failed" if fail == (m, r) else "%.6f" % v[m]
             out.append("%s %d %s ops=1" % (m, r + 1, val))
@@ -122,6 +126,88 @@ CASES = {
     # no adaptive mode: no line, both fields null
     "no-adaptive": (runs(NARROW, SLOW, modes=("glibc", "glibc-aa", "lock")), False, None, None),
 }
+
+
+# adaptive-nous (the preload's adaptive with its user spin off): two more
+# lines, judged as adaptive / lock is.  name: (runs, {"NUM / DEN": (text
+# line wanted, verdict, shown slower)})
+NOUS_EVEN = [1.0, 1.0]
+NOUS_CASES = {
+    # the op alone costs nothing, the user spin 5 %
+    "nous": (runs(NOISY, SLOW, laa=LNARROW, nous=NOUS_EVEN),
+             {"adaptive / lock": (r"0\.95 \[[0-9.,]+\], slower \(A/A lock-aa/lock ", "slower", True),
+              "adaptive-nous / lock": (r"1\.00 \[1\.00,1\.00\], indistinguishable \(A/A lock-aa/lock "
+                                       r".*issue 17: not shown slower$", "indistinguishable", False),
+              "adaptive / adaptive-nous": (r"0\.95 \[[0-9.,]+\], slower \(A/A lock-aa/lock "
+                                           r".*issue 17: SHOWN SLOWER$", "slower", True)}),
+    # a failed adaptive-nous run fails its two lines, not adaptive / lock
+    "nous-failed": (runs(NOISY, SLOW, laa=LNARROW, nous=NOUS_EVEN, fail=("adaptive-nous", 4)),
+                    {"adaptive / lock": (r"0\.95 .*SHOWN SLOWER$", "slower", True),
+                     "adaptive-nous / lock": (r"per repetition: failed; issue 17: no verdict$",
+                                              "failed", None),
+                     "adaptive / adaptive-nous": (r"per repetition: failed; issue 17: no verdict$",
+                                                  "failed", None)}),
+}
+
+
+def nous_case(at, tmp, name):
+    """the text lines, the JSON "pairs" and check_seed's judgement"""
+    rfile, want = NOUS_CASES[name]
+    bad = []
+    path = os.path.join(tmp, "apps-%s.runs" % name)
+    with open(path, "w") as f:
+        f.write(rfile)
+    rc, text = apps_table(at, [], path)
+    for pair, (line_re, _, _) in want.items():
+        lines = [l for l in text.splitlines() if l.startswith(pair + " per repetition")]
+        if len(lines) != 1 or not re.search(line_re, lines[0]):
+            bad.append("line %r does not match %r" % (lines, line_re))
+    rc, js = apps_table(at, ["--json", "prog:ops/s:%s" % path])
+    j = json.loads(js)
+    t = j["tests"][0]
+    got = {"%s / %s" % (q["num"], q["den"]): q for q in t.get("pairs", [])}
+    got["adaptive / lock"] = {"ratio": t["adaptive_vs_lock"],
+                              "issue17": t["adaptive_vs_lock_issue17"], "band": "lock-aa"}
+    if sorted(got) != sorted(want):
+        bad.append("JSON pairs %s, want %s" % (sorted(got), sorted(want)))
+    for pair, (_, verdict, slower) in want.items():
+        q = got.get(pair) or {}
+        if (q.get("ratio") or {}).get("verdict") != verdict or q.get("band") != "lock-aa" or \
+                (q.get("issue17") or {}).get("shown_slower") != slower:
+            bad.append("JSON %s: %s, want %s, shown slower %s, band lock-aa"
+                       % (pair, q, verdict, slower))
+    j["git_commit"] = j["git_commit"].replace("-dirty", "")
+    clean = os.path.join(tmp, "apps-%s.json" % name)
+    json.dump(j, open(clean, "w"))
+    rc, out = check_seed(clean)
+    if rc != 0:
+        return bad + ["check_seed refused it: %s" % out.strip()]
+    if name != "nous":
+        return bad
+
+    def rejudged(q):            # its median moved, the words made to agree
+        q["ratio"].update(median=0.9, lo=0.89, hi=0.91, verdict="slower")
+        q["issue17"].update(shown_slower=True)
+
+    edits = {
+        "a pair left out": lambda t: t["pairs"].pop(),
+        "pairs left out": lambda t: t.pop("pairs"),
+        "the pairs swapped": lambda t: t["pairs"].reverse(),
+        "a verdict": lambda t: t["pairs"][0]["ratio"].update(verdict="slower"),
+        "its median, consistently": lambda t: rejudged(t["pairs"][0]),
+        "issue 17's words": lambda t: t["pairs"][1]["issue17"].update(shown_slower=False),
+        "its band's name": lambda t: t["pairs"][0].update(band="glibc-aa"),
+        "glibc's band in lock-aa's place": lambda t: t["pairs"][1]["ratio"].update(
+            aa={r["type"]: r for r in t["rows"]}["glibc-aa"]["value_ratio"]),
+    }
+    for what, edit in edits.items():
+        d = json.loads(json.dumps(j))
+        edit(d["tests"][0])
+        dpath = os.path.join(tmp, "apps-nous-dressed.json")
+        json.dump(d, open(dpath, "w"))
+        if check_seed(dpath)[0] == 0:
+            bad.append("check_seed accepted the pairs with %s changed" % what)
+    return bad
 
 
 def apps_table(at, args, path=None):
@@ -282,12 +368,18 @@ def dress(base, edits, tmp, with_test=False):
 
 
 def main():
-    if len(sys.argv) != 4 or (sys.argv[3] not in CASES and sys.argv[3] != "dressed"):
-        print("usage: apps_table_cases.py APPS_TABLE TMPDIR CASE (%s, dressed)"
-              % ", ".join(CASES), file=sys.stderr)
+    names = list(CASES) + list(NOUS_CASES) + ["dressed"]
+    if len(sys.argv) != 4 or sys.argv[3] not in names:
+        print("usage: apps_table_cases.py APPS_TABLE TMPDIR CASE (%s)" % ", ".join(names),
+              file=sys.stderr)
         return 2
     at, tmp, name = sys.argv[1:]
-    bad = dressed(at, tmp) if name == "dressed" else run_case(at, tmp, name)
+    if name == "dressed":
+        bad = dressed(at, tmp)
+    elif name in NOUS_CASES:
+        bad = nous_case(at, tmp, name)
+    else:
+        bad = run_case(at, tmp, name)
     for b in bad:
         print("# %s: %s" % (name, b))
     return 1 if bad else 0

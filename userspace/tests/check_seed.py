@@ -235,6 +235,7 @@ def adaptive_vs_lock(t, mp):
              "lock-aa row not failed though lock's @stats run or its own run failed")
     if "lock" not in rows or "adaptive" not in rows:
         need(c is None and i17 is None, name, "adaptive_vs_lock without both modes")
+        pairs(t, mp, rows, False, None)
         return
     need("adaptive_vs_lock" in t and "adaptive_vs_lock_issue17" in t, name,
          "both modes ran but no adaptive_vs_lock (an older schema)")
@@ -253,36 +254,75 @@ def adaptive_vs_lock(t, mp):
                        name, "lock_aa_vs_lock (lock-aa / lock)")
     else:
         failed = rows["lock"]["failed"] or rows["adaptive"]["failed"]
-    check_ci("%s adaptive_vs_lock" % name, c, t.get("better"), mp, False, failed)
+    judge_pair(t, mp, "adaptive_vs_lock", c, i17, "adaptive", "lock", failed,
+               lock_band, lb if lock_band else None)
+    pairs(t, mp, rows, lock_band, lb if lock_band else None)
+
+
+def judge_pair(t, mp, what, c, i17, num, den, failed, lock_band, lb):
+    """one paired line (NUM / DEN per repetition): its interval by the rule,
+    judged against the lock band (lb) or the glibc-aa row's, recomputed from
+    the per-repetition values, and issue 17's words from its figures"""
+    name = t.get("test")
+    rows = {r["type"]: r for r in t.get("rows", [])}
+    check_ci("%s %s" % (name, what), c, t.get("better"), mp, False, failed)
     if failed or c is None or c.get("verdict") == "insufficient data":
-        need(i17 is None, name, "issue 17's words without a figure to judge", i17)
+        need(i17 is None, name, what, "issue 17's words without a figure to judge", i17)
         if failed or c is None:
             return
     band = c.get("aa")
     if lock_band:
         need(band is not None and lb is not None and band["n"] == c["n"] and
              all(abs(band[k] - lb.get(k, -1)) <= 1e-4 for k in ("n", "median", "lo", "hi")),
-             name, "adaptive_vs_lock not judged against lock_aa_vs_lock on the same pairs",
-             band, lb)
+             name, what, "not judged against lock_aa_vs_lock on the same pairs", band, lb)
     else:
         aa = (rows.get("glibc-aa") or {}).get("value_ratio")
         need(band is not None and aa is not None and band["n"] == aa["n"] and
              all(abs(band[k] - aa[k]) <= 1e-4 for k in ("median", "lo", "hi")),
-             name, "adaptive_vs_lock not judged against the glibc-aa row's band", band, aa)
-    check_boot(c, rows["adaptive"]["value_reps"], rows["lock"]["value_reps"],
-               name, "adaptive_vs_lock")
+             name, what, "not judged against the glibc-aa row's band", band, aa)
+    check_boot(c, rows[num]["value_reps"], rows[den]["value_reps"], name, what)
     if c.get("verdict") == "insufficient data" or band is None:
         return
     if t.get("better") == "higher":
         slower = c["hi"] < 1.0 and c["median"] < 0.97
     else:
         slower = c["lo"] > 1.0 and c["median"] > 1 / 0.97
-    need(i17 is not None and i17.get("shown_slower") == slower, name,
+    need(i17 is not None and i17.get("shown_slower") == slower, name, what,
          "issue 17 shown_slower", i17, "!=", slower)
     need(i17 is not None and
          i17.get("aa_resolved") == (band["lo"] >= 0.95 and band["hi"] <= 1.05) and
          abs(i17.get("aa_width", -1) - (band["hi"] - band["lo"])) <= 2e-4,
-         name, "issue 17 aa_resolved/aa_width", i17, band)
+         name, what, "issue 17 aa_resolved/aa_width", i17, band)
+
+
+PAIRS = (("adaptive-nous", "lock"), ("adaptive", "adaptive-nous"))
+
+
+def pairs(t, mp, rows, lock_band, lb):
+    """the lines of the adaptive-nous mode (the preload's adaptive with its
+    user spin off): adaptive-nous / lock and adaptive / adaptive-nous, each
+    present exactly when both its modes ran, judged as adaptive / lock is;
+    files older than the mode have no "pairs" and no adaptive-nous row"""
+    name = t.get("test")
+    got = t.get("pairs")
+    if got is None:
+        need("adaptive-nous" not in rows, name, "an adaptive-nous row but no pairs")
+        return
+    want = [(n, d) for n, d in PAIRS if n in rows and d in rows]
+    need([(q.get("num"), q.get("den")) for q in got] == want, name, "pairs",
+         [(q.get("num"), q.get("den")) for q in got], "want", want)
+    for q in got:
+        num, den = q.get("num"), q.get("den")
+        if (num, den) not in want:
+            continue
+        need(q.get("band") == ("lock-aa" if lock_band else "glibc-aa"), name,
+             "%s/%s band" % (num, den), q.get("band"))
+        if lock_band:
+            failed = any(own_failure(rows, m) for m in (num, den, "lock-aa"))
+        else:
+            failed = rows[num]["failed"] or rows[den]["failed"]
+        judge_pair(t, mp, "%s / %s" % (num, den), q.get("ratio"), q.get("issue17"),
+                   num, den, failed, lock_band, lb)
 
 
 def published(j, have):

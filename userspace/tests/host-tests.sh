@@ -605,7 +605,7 @@ check "apps_table --json: published schema, verdicts by the rule, failed row wit
 # issue's own rule (tests/apps_table_cases.py has the cases and why)
 for c in noisy narrow median-098 lower few lock-failed lock-band lock-band-noisy \
 	lock-band-lower lock-band-few lock-band-glibc-failed lock-aa-failed lock-stats-failed \
-	no-adaptive; do
+	no-adaptive nous nous-failed; do
 	check "apps_table: adaptive / lock, case $c (text, JSON, check_seed)" \
 		"$PY" tests/apps_table_cases.py "$AT" "$TMP" "$c"
 done
@@ -677,6 +677,9 @@ apps_recipe() { make -n -s -C .. --no-print-directory -o kernel -o userspace app
 check "Makefile: make apps hands APPS and APPS_* to the guest, not APPS_TIMEOUT, and its guard scales" \
 	grep -q -- "--timeout \$(( 900 + 3 \* 25 \* (4 + 6) )) -- env APPS='memcached stress-ng' APPS_REPS='3' userspace/scripts/apps.sh" \
 	<<<"$(apps_recipe)"
+check "apps.sh: adaptive-nous without lock, or without adaptive, exits 2; with both, the modes pass" \
+	grep -q "adaptive-nous .* but not lock and adaptive rc=2 .*but not lock and adaptive rc=2 .*no program none.*rc=2" \
+	<<<"$(apps_args "glibc glibc-aa adaptive adaptive-nous" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock adaptive-nous" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa adaptive adaptive-nous" | tr '\n' ' ')"
 check "apps.sh: an unknown mode exits 2" \
 	grep -q "no mode bogus.*rc=2" <<<"$(apps_args "glibc glibc-aa bogus" | tr '\n' ' ')"
 check "apps.sh --smoke with an unknown program exits 2 (before the kernel check)" \
@@ -711,7 +714,7 @@ judge() {	# MODE OUTPUT [K1]: sets out, rc
 }
 judge lock "$TMP/pl.good"
 check "apps.sh --judge-stats: two processes summed, the ratio, the preload agrees with the kernel" \
-	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 calibration=0 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806"
+	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 calibration=0 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806 user_spins=0"
 sed -e 's/normal 2+1/normal 0+0/' -e 's/recursive 1+0/recursive 0+0/' "$TMP/pl.good" >"$TMP/pl.noconv"
 judge lock "$TMP/pl.noconv"
 check "apps.sh --judge-stats: no mutex converted is failed (exit 1, why)" \
@@ -743,6 +746,15 @@ judge adaptive "$TMP/pl.ad" "$TMP/k1.ad"; rc1=$rc o1=$out
 judge adaptive "$TMP/pl.ad" "$TMP/k1.adnocal"
 check "apps.sh --judge-stats: adaptive agrees when the kernel's delta is the preload's count plus its calibration (7 + 248), not without" \
 	eval '[ $rc1 -eq 0 ] && [[ $o1 == *" pl_lock_sys=7 calibration=248 k_lock_sys=255 "*" agree=1 "* ]] && [[ $out == *" k_lock_sys=7 "*" agree=0 "* ]]'
+# adaptive-nous: the processes say adaptive; failed when the user spin ran
+# (FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload)
+judge adaptive-nous "$TMP/pl.ad" "$TMP/k1.ad"; rc1=$rc o1=$out
+sed -E 's/user-spins [0-9]+ /user-spins 0 /' "$TMP/pl.ad" >"$TMP/pl.nous"
+judge adaptive-nous "$TMP/pl.nous" "$TMP/k1.ad"
+check "apps.sh --judge-stats: adaptive-nous is failed when the user spin ran (5 times), ok when it did not" \
+	eval '[ $rc1 -eq 1 ] && head -n 1 <<<"$o1" | grep -q "^@stats adaptive-nous failed .* user_spins=5$" &&
+		grep -qx "# adaptive-nous stats run failed: the user spin ran 5 times: FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload" <<<"$o1" &&
+		[ $rc -eq 0 ] && [[ $out == "@stats adaptive-nous ok "*" k_lock_sys=255 "*" agree=1 "*" user_spins=0" ]]'
 sed 's/^lock_syscalls: 17/lock_syscalls: 18/' "$TMP/k1" >"$TMP/k1.more"
 judge lock "$TMP/pl.good" "$TMP/k1.more"
 check "apps.sh --judge-stats: one kernel FUTEX_LOCK the preload did not count: ok, agree=0" \
