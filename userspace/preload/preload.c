@@ -95,6 +95,13 @@ static _Atomic pid_t g_cal_pid;
  * (the lever's ablation, as futex_lock's user_spin_woken=0).
  */
 static int g_user_spin_woken = 1;
+/*
+ * The user spin's back-off (futexlock.h, fl_uspin_backoff_spin()): its
+ * history in glibc's __spins and __elision (one 32-bit word), which
+ * converted mutexes do not use.  FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0:
+ * every contended lock spins (the lever's ablation).
+ */
+static int g_user_spin_backoff = 1;
 static int g_probed;		/* the probe made one FUTEX_UNLOCK syscall */
 /*
  * An untimed lock sleeps at most this many seconds at a time (0: forever).
@@ -112,7 +119,7 @@ struct tstats {
 	uint64_t lock_fast, lock_slow, lock_syscalls, trylock_busy,
 		 unlock_fast, unlock_syscalls, cond_waits, cond_wake_syscalls,
 		 passthrough_calls, user_spins, user_spin_acquired, user_spin_to_kernel,
-		 user_spin_skipped;
+		 user_spin_skipped, user_spin_backoff;
 };
 #define NST (sizeof(struct tstats) / sizeof(uint64_t))
 static TLS struct tstats t_st;
@@ -315,11 +322,12 @@ static void stats_print(void)
 		pid_t cal_pid = atomic_load(&g_cal_pid);	/* 0: not calibrated */
 		const struct fl_user_spin_cal *c = cal_pid ? fl_user_spin_calibrate() : NULL;
 
-		say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-to-kernel %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u user-spin-skipped %lu (woken mark %s)",
+		say("futexlock-preload: stats: user-spins %lu user-spin-acquired %lu user-spin-to-kernel %lu user-spin-limit %u (futex(2) round trip %.0f ns, %.1f ns per iteration) calibration-syscalls %u user-spin-skipped %lu (woken mark %s) user-spin-backoff %lu (back-off %s)",
 		    U(s[9]), U(s[10]), U(s[11]), c ? c->limit : 0,
 		    c ? c->syscall_ns : 0.0, c ? c->iter_ns : 0.0,
 		    c && cal_pid == getpid() ? c->calls : 0, U(s[12]),
-		    g_user_spin_woken ? "honoured" : "ignored");
+		    g_user_spin_woken ? "honoured" : "ignored", U(s[13]),
+		    g_user_spin_backoff ? "on" : "off");
 	}
 	say("futexlock-preload: stats: misuse: unlock by non-owner %lu, unlock of unlocked %lu, relock by owner %lu, destroy of locked %lu",
 	    U(g_adopt), U(g_unlock_unlocked), U(g_edeadlk_normal),
@@ -414,6 +422,8 @@ static void do_init(void)
 #endif
 	u = env_switch("FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN");
 	g_user_spin_woken = !(u && !strcmp(u, "0")) && !BROKEN(21);
+	u = env_switch("FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF");
+	g_user_spin_backoff = !(u && !strcmp(u, "0")) && !BROKEN(25);
 	g_stats = s && *s && strcmp(s, "0");
 	s = getenv("FUTEXLOCK_PRELOAD_DEADCHECK");
 	if (s && *s)
@@ -468,6 +478,17 @@ static inline _Atomic uint32_t *mword(pthread_mutex_t *m)
 static inline _Atomic uint32_t *mwoken(pthread_mutex_t *m)
 {
 	return (_Atomic uint32_t *)&m->__data.__nusers;
+}
+
+/* the user spin's back-off history (g_user_spin_backoff): glibc's
+ * __spins and __elision, two shorts side by side */
+_Static_assert(offsetof(struct __pthread_mutex_s, __elision) ==
+	       offsetof(struct __pthread_mutex_s, __spins) + 2 &&
+	       offsetof(struct __pthread_mutex_s, __spins) % 4 == 0,
+	       "__spins and __elision: one aligned 32-bit word");
+static inline _Atomic uint32_t *mbackoff(pthread_mutex_t *m)
+{
+	return (_Atomic uint32_t *)(void *)&m->__data.__spins;
 }
 
 /* -1: pass through to glibc; else the type (0..3) */
@@ -619,9 +640,13 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 		budget = fl_user_spin_limit(true);	/* cached after calibrating */
 		if (g_user_spin_woken && fl_woken_marked(mwoken(m))) {
 			STAT(user_spin_skipped);	/* a woken waiter may be on its way */
+		} else if (g_user_spin_backoff && !fl_uspin_backoff_spin(mbackoff(m))) {
+			STAT(user_spin_backoff);	/* its recent spins failed */
 		} else {
 			STAT(user_spins);
 			r = fl_user_spin(w, tid, &budget);
+			if (g_user_spin_backoff)
+				fl_uspin_backoff_done(mbackoff(m), r);
 			if (r == FL_USPIN_TAKEN) {
 				STAT(user_spin_acquired);
 				goto acquired;

@@ -357,11 +357,13 @@ one_run() {
 # ran: FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload.
 stats_judge() {
 	local m=$1 ops=$2 k0=$3 k1=$4 o=$5 l why= st=ok agree=1 pm
-	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 cal=0 us=0 own other kunl op=lock_syscalls
+	local np=0 bad=0 conv=0 convn=0 fast=0 slow=0 pls=0 uf=0 pus=0 probes=0 cal=0 us=0 usa=0 usb=0
+	local own other kunl op=lock_syscalls
 	local re_p='futexlock-preload: stats: pid [0-9]+ mode ([a-z]+) '
 	local re_c='futexlock-preload: stats: converted mutexes: normal ([0-9]+)\+([0-9]+) recursive ([0-9]+)\+([0-9]+) errorcheck ([0-9]+)\+([0-9]+) adaptive ([0-9]+)\+([0-9]+) '
 	local re_l='futexlock-preload: stats: lock fast ([0-9]+) slow ([0-9]+) lock-syscalls ([0-9]+) trylock-busy [0-9]+ unlock fast ([0-9]+) unlock-syscalls ([0-9]+) probe-syscalls ([0-9]+)$'
-	local re_u='futexlock-preload: stats: user-spins ([0-9]+) .* calibration-syscalls ([0-9]+)( |$)'
+	local re_u='futexlock-preload: stats: user-spins ([0-9]+) user-spin-acquired ([0-9]+) .* calibration-syscalls ([0-9]+)( |$)'
+	local re_b=' user-spin-backoff ([0-9]+)( |$)'
 	local -a b
 	pm=$(preload_mode "$m")
 	while IFS= read -r l; do
@@ -377,7 +379,9 @@ stats_judge() {
 			fast=$((fast + b[1])) slow=$((slow + b[2])) pls=$((pls + b[3]))
 			uf=$((uf + b[4])) pus=$((pus + b[5])) probes=$((probes + b[6]))
 		elif [[ $l =~ $re_u ]]; then
-			us=$((us + BASH_REMATCH[1])) cal=$((cal + BASH_REMATCH[2]))
+			us=$((us + BASH_REMATCH[1])) usa=$((usa + BASH_REMATCH[2]))
+			cal=$((cal + BASH_REMATCH[3]))
+			[[ $l =~ $re_b ]] && usb=$((usb + BASH_REMATCH[1]))
 		fi
 	done <"$o"
 	[ "$pm" = adaptive ] && op=lock_adaptive_syscalls
@@ -406,7 +410,7 @@ stats_judge() {
 		"pl_unlock_sys=$pus probes=$probes k_unlock_sys=$kunl agree=$agree ops=$ops" \
 		"acq/op=$(fdiv $((fast + slow)) "$ops") lock_sys/acq=$(fdiv $((own - cal)) $((fast + slow)))" \
 		"unlock_sys/unlock=$(fdiv $((kunl - probes > 0 ? kunl - probes : 0)) $((uf + pus)))" \
-		"user_spins=$us"
+		"user_spins=$us user_spin_acquired=$usa user_spin_backoff=$usb"
 	[ -z "$why" ] || { echo "# $m stats run failed: $why"; return 1; }
 }
 # the named field of an "@stats" line

@@ -714,7 +714,7 @@ judge() {	# MODE OUTPUT [K1]: sets out, rc
 }
 judge lock "$TMP/pl.good"
 check "apps.sh --judge-stats: two processes summed, the ratio, the preload agrees with the kernel" \
-	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 calibration=0 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806 user_spins=0"
+	test $rc -eq 0 -a "$out" = "@stats lock ok procs=2 converted=4 converted_normal=3 acq=158 lock_slow=8 unlocks=155 pl_lock_sys=7 calibration=0 k_lock_sys=7 k_other_lock_sys=0 pl_unlock_sys=4 probes=2 k_unlock_sys=6 agree=1 ops=50 acq/op=3.160000 lock_sys/acq=0.044303 unlock_sys/unlock=0.025806 user_spins=0 user_spin_acquired=0 user_spin_backoff=0"
 sed -e 's/normal 2+1/normal 0+0/' -e 's/recursive 1+0/recursive 0+0/' "$TMP/pl.good" >"$TMP/pl.noconv"
 judge lock "$TMP/pl.noconv"
 check "apps.sh --judge-stats: no mutex converted is failed (exit 1, why)" \
@@ -738,23 +738,26 @@ sed -e 's/ mode lock (FUTEX_LOCK)/ mode adaptive (FUTEX_LOCK_ADAPTIVE)/' "$TMP/p
 # broke when the line grew)
 LD_PRELOAD=$PWD/$B/libfutexlock-preload.so FUTEXLOCK_PRELOAD=emulate FUTEXLOCK_PRELOAD_STATS=1 \
 	"$B/test_preload" --in-process woken-mark 2>&1 >/dev/null | grep "stats: user-spins " >"$TMP/us.line"
-sed -E 's/user-spins [0-9]+ /user-spins 5 /; s/calibration-syscalls [0-9]+/calibration-syscalls 248/' "$TMP/us.line" >>"$TMP/pl.ad"
+sed -E 's/user-spins [0-9]+ /user-spins 5 /; s/user-spin-acquired [0-9]+/user-spin-acquired 2/;
+	s/calibration-syscalls [0-9]+/calibration-syscalls 248/; s/user-spin-backoff [0-9]+/user-spin-backoff 7/' \
+	"$TMP/us.line" >>"$TMP/pl.ad"
 sed -E 's/user-spins [0-9]+ /user-spins 0 /; s/calibration-syscalls [0-9]+/calibration-syscalls 0/' "$TMP/us.line" >>"$TMP/pl.ad"
 printf 'lock_syscalls: 10\nlock_adaptive_syscalls: 260\nunlock_syscalls: 26\nlost_max: 3\n' >"$TMP/k1.ad"
 printf 'lock_syscalls: 10\nlock_adaptive_syscalls: 12\nunlock_syscalls: 26\nlost_max: 3\n' >"$TMP/k1.adnocal"
 judge adaptive "$TMP/pl.ad" "$TMP/k1.ad"; rc1=$rc o1=$out
 judge adaptive "$TMP/pl.ad" "$TMP/k1.adnocal"
-check "apps.sh --judge-stats: adaptive agrees when the kernel's delta is the preload's count plus its calibration (7 + 248), not without" \
-	eval '[ $rc1 -eq 0 ] && [[ $o1 == *" pl_lock_sys=7 calibration=248 k_lock_sys=255 "*" agree=1 "* ]] && [[ $out == *" k_lock_sys=7 "*" agree=0 "* ]]'
+check "apps.sh --judge-stats: adaptive agrees when the kernel's delta is the preload's count plus its calibration (7 + 248), not without; the user spin's counts summed" \
+	eval '[ $rc1 -eq 0 ] && [[ $o1 == *" pl_lock_sys=7 calibration=248 k_lock_sys=255 "*" agree=1 "*" user_spins=5 user_spin_acquired=2 user_spin_backoff=7" ]] &&
+		[[ $out == *" k_lock_sys=7 "*" agree=0 "* ]]'
 # adaptive-nous: the processes say adaptive; failed when the user spin ran
 # (FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload)
 judge adaptive-nous "$TMP/pl.ad" "$TMP/k1.ad"; rc1=$rc o1=$out
 sed -E 's/user-spins [0-9]+ /user-spins 0 /' "$TMP/pl.ad" >"$TMP/pl.nous"
 judge adaptive-nous "$TMP/pl.nous" "$TMP/k1.ad"
 check "apps.sh --judge-stats: adaptive-nous is failed when the user spin ran (5 times), ok when it did not" \
-	eval '[ $rc1 -eq 1 ] && head -n 1 <<<"$o1" | grep -q "^@stats adaptive-nous failed .* user_spins=5$" &&
+	eval '[ $rc1 -eq 1 ] && head -n 1 <<<"$o1" | grep -q "^@stats adaptive-nous failed .* user_spins=5 user_spin_acquired=[0-9]* user_spin_backoff=[0-9]*$" &&
 		grep -qx "# adaptive-nous stats run failed: the user spin ran 5 times: FUTEXLOCK_PRELOAD_USER_SPIN=0 did not reach the preload" <<<"$o1" &&
-		[ $rc -eq 0 ] && [[ $out == "@stats adaptive-nous ok "*" k_lock_sys=255 "*" agree=1 "*" user_spins=0" ]]'
+		[ $rc -eq 0 ] && [[ $out == "@stats adaptive-nous ok "*" k_lock_sys=255 "*" agree=1 "*" user_spins=0 "* ]]'
 sed 's/^lock_syscalls: 17/lock_syscalls: 18/' "$TMP/k1" >"$TMP/k1.more"
 judge lock "$TMP/pl.good" "$TMP/k1.more"
 check "apps.sh --judge-stats: one kernel FUTEX_LOCK the preload did not count: ok, agree=0" \

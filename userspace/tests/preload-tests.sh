@@ -95,20 +95,21 @@ stats_run() {
 		check "stats $m: one converted normal mutex, lock fast+slow >= 20000 ($fast+$slow)" \
 			eval 'grep -q "converted mutexes: normal 1+0 " "$TMP/f.err" && [ $((fast + slow)) -ge 20000 ]'
 		# the user-space spin: adaptive only; every slow lock spins
-		# first or skips the spin (the woken mark), and every spin
-		# that did not take the lock and every skip made a lock syscall
-		local usp usa usl lsc usk
+		# first or skips the spin (the woken mark, the back-off), and
+		# every spin that did not take the lock and every skip made a
+		# lock syscall
+		local usp usa usl lsc usk usb
 		usp=$(sval user-spins "$TMP/f.err") usa=$(sval user-spin-acquired "$TMP/f.err")
 		usl=$(sval user-spin-limit "$TMP/f.err") lsc=$(sval lock-syscalls "$TMP/f.err")
-		usk=$(sval user-spin-skipped "$TMP/f.err")
+		usk=$(sval user-spin-skipped "$TMP/f.err") usb=$(sval user-spin-backoff "$TMP/f.err")
 		if [ "$m" = adaptive ] || [ "$m" = emulate ]; then
 			# (calibrated at the first contended lock: none, no limit)
-			check "stats $m: user spin calibrated (limit $usl); $usp spins + $usk skipped = $slow slow locks; $usa took it, the rest made >= 1 syscall each ($lsc)" \
-				eval '[ $((usp + usk)) = "$slow" ] && [ "$usk" -ge 0 ] && [ "$usa" -ge 0 ] && [ "$usa" -le "$usp" ] &&
-				      [ "$lsc" -ge $((usp - usa + usk)) ] && { [ "$usl" -ge 2 ] || [ "$slow" = 0 ]; }'
+			check "stats $m: user spin calibrated (limit $usl); $usp spins + $usk skipped + $usb backed off = $slow slow locks; $usa took it, the rest made >= 1 syscall each ($lsc)" \
+				eval '[ $((usp + usk + usb)) = "$slow" ] && [ "$usk" -ge 0 ] && [ "$usb" -ge 0 ] && [ "$usa" -ge 0 ] &&
+				      [ "$usa" -le "$usp" ] && [ "$lsc" -ge $((usp - usa + usk + usb)) ] && { [ "$usl" -ge 2 ] || [ "$slow" = 0 ]; }'
 		else
-			check "stats $m: no user spin ($usp spins, $usk skipped, limit $usl)" \
-				eval '[ "$usp" = 0 ] && [ "$usa" = 0 ] && [ "$usl" = 0 ] && [ "$usk" = 0 ]'
+			check "stats $m: no user spin ($usp spins, $usk skipped, $usb backed off, limit $usl)" \
+				eval '[ "$usp" = 0 ] && [ "$usa" = 0 ] && [ "$usl" = 0 ] && [ "$usk" = 0 ] && [ "$usb" = 0 ]'
 		fi
 	else
 		check "stats $m: mutexes passed through (mode off), no converted mutex" \
@@ -141,6 +142,21 @@ woken() {
 	[ $rc -eq 0 ] || comment "$TMP/w.err"
 	check "woken mark under $m${e:+ ($e)}: test_preload exit $rc (the mark as the mode expects); $usp spins (want $sp), $usk skipped (want $sk)" \
 		eval '[ $rc -eq 0 ] && [ "$usp" = "$sp" ] && [ "$usk" = "$sk" ]'
+}
+
+# backoff MODE SPINS BACKED-OFF [ENV=VALUE...]: test_preload's backoff test
+# in one process: eight contended locks whose spins fail for certain; a
+# spinning mode with the back-off spins on rounds 1, 3 and 6 only
+backoff() {
+	local m=$1 sp=$2 bo=$3 rc usp usb
+	shift 3
+	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 "$@" \
+		"$TP" --in-process backoff >"$TMP/bo.out" 2>"$TMP/bo.err"
+	rc=$?
+	usp=$(sval user-spins "$TMP/bo.err") usb=$(sval user-spin-backoff "$TMP/bo.err")
+	[ $rc -eq 0 ] || comment "$TMP/bo.err"
+	check "back-off under $m${1:+ ($*)}: test_preload exit $rc (the history as the mode expects); $usp spins (want $sp), $usb backed off (want $bo)" \
+		eval '[ $rc -eq 0 ] && [ "$usp" = "$sp" ] && [ "$usb" = "$bo" ]'
 }
 
 # exits MODE: test_preload's static-normal test in one process, left once
@@ -224,7 +240,8 @@ if [ "$where" = host ]; then
 	rc=$?
 	check "FUTEXLOCK_PRELOAD=bogus: exit 2 with a message" \
 		eval '[ $rc -eq 2 ] && grep -q "expected lock, adaptive, off or emulate" "$TMP/b.err"'
-	for v in FUTEXLOCK_PRELOAD_USER_SPIN FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN; do
+	for v in FUTEXLOCK_PRELOAD_USER_SPIN FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN \
+		FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF; do
 		env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=emulate $v=off "$TP" static-normal >/dev/null 2>"$TMP/b.err"
 		rc=$?
 		check "$v=off: exit 2 with a message (0 or 1 only)" \
@@ -235,7 +252,11 @@ if [ "$where" = host ]; then
 	stats_run emulate 1 nospin
 	woken emulate 1 1
 	woken emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
-	woken emulate 2 0 FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0
+	# (the back-off off: round 1's failed spin would skip round 2's)
+	woken emulate 2 0 "FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0"
+	backoff emulate 3 5
+	backoff emulate 8 0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0
+	backoff emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
 	exits emulate
 	smoke off 0
 	smoke emulate 1
@@ -248,6 +269,8 @@ else
 	stats_run adaptive 1 nospin
 	woken adaptive 1 1
 	woken lock 0 0
+	backoff adaptive 3 5
+	backoff lock 0 0
 	exits adaptive
 	smoke lock 1
 	smoke adaptive 1

@@ -568,6 +568,53 @@ static void test_user_spin_rule(uint32_t me, uint32_t other)
 	    "user spin", msg);
 }
 
+/*
+ * The back-off's history (fl_uspin_backoff_spin(), fl_uspin_backoff_done()):
+ * each failed spin doubles the skips that follow (1, 2, 4, ... 64, then
+ * 64 again), a spin that took the lock forgets it, one that stopped on a
+ * flag leaves it; 1000 contended locks whose spins all fail spin 21 times
+ * (7 spins and 63 skips on the way up, then one spin in 65 locks).
+ */
+static void test_user_spin_backoff(void)
+{
+	_Atomic uint32_t h = 0;
+	char msg[200] = "";
+	int spins = 0, run[8], n = 0;
+	bool ok = true;
+
+	for (int i = 0; i < 1000; i++) {
+		int skipped = 0;
+
+		while (i < 1000 && !fl_uspin_backoff_spin(&h)) {
+			skipped++;
+			i++;
+		}
+		if (i == 1000)
+			break;
+		if (n < 8)
+			run[n++] = skipped;
+		spins++;
+		fl_uspin_backoff_done(&h, FL_USPIN_SPENT);
+	}
+	/* the skips before each of the first spins: 0, 1, 2, 4, ... 64, 64 */
+	for (int k = 0; k < 8; k++)
+		ok = ok && run[k] == (k == 0 ? 0 : 1 << (k - 1 < 6 ? k - 1 : 6));
+	ok = ok && spins == 21;
+	if (!ok)
+		snprintf(msg, sizeof(msg), "spins %d, skips before spins 1-8: %d %d %d %d %d %d %d %d",
+			 spins, run[0], run[1], run[2], run[3], run[4], run[5], run[6], run[7]);
+	{
+		uint32_t before = atomic_load(&h);
+
+		fl_uspin_backoff_done(&h, FL_USPIN_KERNEL);
+		ok = ok && atomic_load(&h) == before && before >> 16 == FL_USPIN_BACKOFF_LEVELS;
+		fl_uspin_backoff_done(&h, FL_USPIN_TAKEN);
+		ok = ok && atomic_load(&h) == 0 && fl_uspin_backoff_spin(&h) && atomic_load(&h) == 0;
+	}
+	tap(ok, "%s: failed spins skip the next 1, 2, 4 .. 64 contended locks; 21 spins in 1000 that all fail; a flag leaves the history, a taken lock clears it",
+	    "user spin back-off", msg);
+}
+
 /* the knob user_spin through futex_lock's knob code: set for a run, the
  * default (-1) back after it, no file touched */
 static void test_user_spin_knob(uint32_t limit)
@@ -670,6 +717,7 @@ static void test_user_spin(void)
 	    "user spin", msg);
 
 	test_user_spin_rule(me, other);
+	test_user_spin_backoff();
 	test_user_spin_knob(cal->limit);
 }
 
@@ -821,7 +869,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 16;	/* of the 16, 3 are the first lock, one per TID mode */
+	ntests = nsel * 3 + 17;	/* of the 17, 3 are the first lock, one per TID mode */
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)

@@ -753,6 +753,38 @@ static int t_woken_mark(void)
 	return 0;
 }
 
+/*
+ * The user spin's back-off (futexlock.h: fl_uspin_backoff_spin(); glibc's
+ * __spins and __elision): eight rounds of woken_round(), in each of which
+ * the contender's spin fails for certain (main holds the lock until the
+ * contender waits in the kernel), with the woken mark cleared by hand
+ * before each so that only the back-off decides.  Where the preload spins
+ * with the back-off, rounds 1, 3 and 6 spin and the others skip (one skip
+ * after one failure, two after two, four after three), which leaves the
+ * history at level 3 with 2 skips to go; preload-tests.sh runs it with
+ * --in-process and FUTEXLOCK_PRELOAD_STATS=1 (user-spins 3,
+ * user-spin-backoff 5).  Elsewhere nothing touches the history.
+ */
+static int t_backoff(void)
+{
+	const char *u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
+	const char *b = getenv("FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF");
+	int spins = (!strcmp(g_mode, "adaptive") || !strcmp(g_mode, "emulate")) &&
+		    !(u && !strcmp(u, "0"));
+	int backoff = spins && !(b && !strcmp(b, "0"));
+	struct woken_ctx x = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };
+	_Atomic uint32_t *h = (_Atomic uint32_t *)(void *)&x.m.__data.__spins;
+	unsigned waiting, after;
+
+	EQ(atomic_load(h), 0);
+	for (int r = 0; r < 8; r++) {
+		atomic_store((_Atomic unsigned *)&x.m.__data.__nusers, 0);
+		EQ(woken_round(&x, 0, &waiting, &after) >= 0, 1);
+	}
+	EQ(atomic_load(h), backoff ? 3u << 16 | 2 : 0);
+	return 0;
+}
+
 /* ---- pass-through kinds --------------------------------------------------- */
 static void *lock_and_exit(void *m)
 {
@@ -1136,6 +1168,7 @@ static const struct test {
 	{ "owner-died", t_owner_died, CONV, "has exited without unlocking it", "non-robust owner died: message and abort, not a hang" },
 	{ "owner-died-asleep", t_owner_died_asleep, CONV, "has exited without unlocking it", "non-robust owner died while a waiter slept: message and abort within the owner check period" },
 	{ "woken-mark", t_woken_mark, CONV, NULL, "an unlock through the kernel marks the mutex; a spinning mode's acquisition through the lock op clears it" },
+	{ "backoff", t_backoff, CONV, NULL, "a spinning mode's failed user spins make the next contended locks skip it: 1, 2, 4 (history in __spins)" },
 	{ "relock-normal", t_relock_normal, CONV, "locked again by its owner", "normal mutex relocked by its owner: EDEADLK and a message, not a hang" },
 	{ "c11", t_c11, ANY, NULL, "C11 mtx_* and cnd_*" },
 	{ "old-symbols", t_old_symbols, ANY, NULL, "__pthread_mutex_lock/unlock/trylock@GLIBC_2.2.5" },
