@@ -259,12 +259,13 @@ static bool own_failure(const struct prog *p, int m)
 
 /*
  * After compare()'s rows.  With lock-aa, the band is lock-aa / lock over
- * the same repetitions, and only the pair's own modes' and lock-aa's
- * failures fail the line (glibc plays no part in it); the band must rest
- * on the same pairs as the comparison.  Without it, glibc's A/A row is
- * the band and a failed glibc run fails the line as it fails the rows.
+ * the same repetitions, and only the pair's own modes', lock's and
+ * lock-aa's failures fail the line (glibc plays no part in it; a failed
+ * band fails every line judged by it); the band must rest on the same
+ * pairs as the comparison.  Without it, glibc's A/A row is the band and
+ * a failed glibc run fails the line as it fails the rows.
  */
-static void compare_pair(struct prog *p, int aa, int laa, struct pair *q)
+static void compare_pair(struct prog *p, int aa, int lk, int laa, struct pair *q)
 {
 	int num = find_mode(p, q->num), den = find_mode(p, q->den);
 
@@ -280,8 +281,8 @@ static void compare_pair(struct prog *p, int aa, int laa, struct pair *q)
 		return;
 	}
 	fl_decide(&q->ci, better, &p->lock_aa);
-	if (own_failure(p, num) || own_failure(p, den) || own_failure(p, laa) ||
-	    p->lock_aa.n != q->ci.n)
+	if (own_failure(p, num) || own_failure(p, den) || own_failure(p, lk) ||
+	    own_failure(p, laa) || p->lock_aa.n != q->ci.n)
 		fl_fail(&q->ci);
 }
 
@@ -312,7 +313,7 @@ static void compare_pairs(struct prog *p, int aa)
 	for (int i = 0; i < NPAIR; i++) {
 		p->pair[i].num = names[i][0];
 		p->pair[i].den = names[i][1];
-		compare_pair(p, aa, p->al_lock_band ? laa : -1, &p->pair[i]);
+		compare_pair(p, aa, lk, p->al_lock_band ? laa : -1, &p->pair[i]);
 	}
 }
 

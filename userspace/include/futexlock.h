@@ -426,23 +426,31 @@ static inline void fl_woken_clear(_Atomic uint32_t *m)
  * round trip to a lock that goes to the kernel anyway: in stress-ng
  * --mutex (the holder yields and changes its priority inside the lock)
  * make apps' stats run counted 0 locks taken in 100,697 user spins (QEMU
- * TCG, 2 vCPUs, 2026-11-29).  So a spin that runs out of budget
- * (FL_USPIN_SPENT) makes the next contended locks of this lock skip the
- * spin: 1 after one failure, then 2, 4, ... up to
- * 1 << (FL_USPIN_BACKOFF_LEVELS - 1) after consecutive failures, and a
- * spin that takes the lock forgets the history.  A lock whose spins
- * never win spins on one contended lock in 65; one whose spins win
- * stays as before.  A spin that stopped on a flag or on our own TID
- * (FL_USPIN_KERNEL) cost a read or two and leaves the history alone.
+ * TCG, 2 vCPUs, 2026-11-29; Documentation/results/apps-stressng-trials-*).
+ * The two mistakes do not cost the same: a spin that fails costs about
+ * one round trip, a spin skipped that would have won may cost a sleep
+ * and a wake-up, many round trips.  So the back-off waits for a run of
+ * failures before it skips anything: after FL_USPIN_BACKOFF_AFTER
+ * consecutive spins that ran out of budget (FL_USPIN_SPENT) the next
+ * failure makes the lock's next contended lock skip the spin, the one
+ * after two, then 4, ... up to 64; a spin that takes the lock forgets
+ * the history.  A lock whose spins never win spins on one contended lock
+ * in 65 once there; one whose spins win half the time reaches a skip
+ * only after four failures in a row.  A spin that stopped on a flag or
+ * on our own TID (FL_USPIN_KERNEL) cost a read or two and leaves the
+ * history alone.  The window counts contended locks, not time.
  *
  * One word per lock: the low 16 bits count the skips left, the bits above
  * them the level (consecutive failures, capped).  Relaxed loads and
  * stores, no read-modify-write: the history is a hint, never read for
- * exclusion; an update lost between two lockers costs one spin or one
- * skip.  Only slow paths of locks that spin touch it.
+ * exclusion, and a lost update between two lockers can at worst restore
+ * a stale history (up to 64 skips that a win had cleared, or a level one
+ * lower); it never blocks a lock.  Only slow paths of locks that spin
+ * touch it.
  */
-#define FL_USPIN_BACKOFF_LEVELS 7
-#define FL_USPIN_BACKOFF_SKIPS 0xffffu
+#define FL_USPIN_BACKOFF_AFTER	3
+#define FL_USPIN_BACKOFF_LEVELS	(FL_USPIN_BACKOFF_AFTER + 7)	/* 64 skips */
+#define FL_USPIN_BACKOFF_SKIPS	0xffffu
 
 /* true: spin this time; false: skip the spin (one skip is used up) */
 static inline bool fl_uspin_backoff_spin(_Atomic uint32_t *h)
@@ -465,7 +473,10 @@ static inline void fl_uspin_backoff_done(_Atomic uint32_t *h, int r)
 			atomic_store_explicit(h, 0, memory_order_relaxed);
 	} else if (r == FL_USPIN_SPENT) {
 		lvl += lvl < FL_USPIN_BACKOFF_LEVELS;
-		atomic_store_explicit(h, lvl << 16 | 1u << (lvl - 1), memory_order_relaxed);
+		atomic_store_explicit(h, lvl << 16 |
+				      (lvl > FL_USPIN_BACKOFF_AFTER ?
+				       1u << (lvl - FL_USPIN_BACKOFF_AFTER - 1) : 0),
+				      memory_order_relaxed);
 	}
 }
 

@@ -24,6 +24,8 @@
  *
  * Design: the lock word is glibc's own __data.__lock, the recursion count
  * glibc's __data.__count, the woken mark (adaptive) __data.__nusers,
+ * the user spin's back-off history (adaptive) __data.__spins (with
+ * __data.__elision on x86-64: one 32-bit word),
  * "seen" (not a static initialiser) __data.__owner, the kind stays in
  * __data.__kind as glibc's
  * pthread_mutex_init wrote it (all-zero static initialisers are NORMAL
@@ -79,8 +81,9 @@ static int g_stats;
 static int g_lock_op;		/* FUTEX_LOCK or FUTEX_LOCK_ADAPTIVE */
 /*
  * adaptive mode (and emulate, its test stand-in): the user-space spin
- * before FUTEX_LOCK_ADAPTIVE, as futex_lock -m adaptive (lib/userspin.c),
- * unless FUTEXLOCK_PRELOAD_USER_SPIN=0.  Calibrated at the first contended lock
+ * before FUTEX_LOCK_ADAPTIVE, as futex_lock -m adaptive (lib/userspin.c;
+ * with a back-off futex_lock does not have, below), unless
+ * FUTEXLOCK_PRELOAD_USER_SPIN=0.  Calibrated at the first contended lock
  * (a process that never contends makes no calibration calls);
  * g_cal_pid: the process that made those calls (a fork child did not).
  */
@@ -113,6 +116,10 @@ static int g_deadcheck = 10;
 static _Atomic pid_t g_fork_parent_tid;	/* thread that called fork() */
 
 static TLS pid_t t_tid;
+/* the process whose counters these are: set at init and in a fork child
+ * that ran the atfork handlers; a vfork or _Fork() child prints nothing */
+static _Atomic pid_t g_stats_pid;
+static _Atomic int g_stats_printed;
 
 /* per-thread counters, summed into g_st at thread exit and at exit */
 struct tstats {
@@ -264,7 +271,19 @@ static void atfork_child(void)
 	memset(&t_st, 0, sizeof(t_st));
 	for (size_t i = 0; i < NST; i++)
 		atomic_store(&g_st[i], 0);
+	for (size_t i = 0; i < 4; i++) {
+		atomic_store(&g_init_conv[i], 0);
+		atomic_store(&g_static_conv[i], 0);
+	}
+	for (size_t i = 0; i < 5; i++)
+		atomic_store(&g_init_pass[i], 0);
+	atomic_store(&g_adopt, 0);
+	atomic_store(&g_unlock_unlocked, 0);
+	atomic_store(&g_edeadlk_normal, 0);
+	atomic_store(&g_destroy_busy, 0);
 	g_probed = 0;
+	atomic_store(&g_stats_printed, 0);
+	atomic_store(&g_stats_pid, getpid());
 }
 
 /* ---- statistics -------------------------------------------------------- */
@@ -288,14 +307,18 @@ static struct tstats *stat_touch(void)
 }
 
 #define U(x) ((unsigned long)(x))
-/* at exit() (atexit) or at _exit() (below), once per process */
+/*
+ * At exit() (atexit) or at _exit() (below), once per process, and only in
+ * the process the counters belong to: a vfork child shares the parent's
+ * memory (its thread's counters too) and a _Fork() child ran no atfork
+ * handler; neither prints.
+ */
 static void stats_print(void)
 {
-	static _Atomic int printed;
 	int md = atomic_load(&g_mode);
 	uint64_t s[NST];
 
-	if (atomic_exchange(&printed, 1))
+	if (atomic_load(&g_stats_pid) != getpid() || atomic_exchange(&g_stats_printed, 1))
 		return;
 	stat_flush(NULL);
 #if BROKEN(11)
@@ -432,6 +455,7 @@ static void do_init(void)
 	g_deadcheck = 0;
 #endif
 	if (g_stats) {
+		atomic_store(&g_stats_pid, getpid());
 		pthread_key_create(&g_st_key, stat_flush);
 		atexit(stats_print);
 	}
@@ -481,11 +505,17 @@ static inline _Atomic uint32_t *mwoken(pthread_mutex_t *m)
 }
 
 /* the user spin's back-off history (g_user_spin_backoff): glibc's
- * __spins and __elision, two shorts side by side */
+ * __spins and __elision, two shorts side by side on x86-64; elsewhere
+ * (glibc's generic layout) __spins is an int of its own */
+#ifdef __x86_64__
 _Static_assert(offsetof(struct __pthread_mutex_s, __elision) ==
 	       offsetof(struct __pthread_mutex_s, __spins) + 2 &&
 	       offsetof(struct __pthread_mutex_s, __spins) % 4 == 0,
 	       "__spins and __elision: one aligned 32-bit word");
+#else
+_Static_assert(sizeof(((struct __pthread_mutex_s *)0)->__spins) == 4,
+	       "__spins: a 32-bit word");
+#endif
 static inline _Atomic uint32_t *mbackoff(pthread_mutex_t *m)
 {
 	return (_Atomic uint32_t *)(void *)&m->__data.__spins;
@@ -629,7 +659,7 @@ static int pl_lock(pthread_mutex_t *m, int type, int try,
 			abs = &ts_expired;
 	}
 	STAT(lock_slow);
-	if (g_user_spin) {	/* adaptive: as futex_lock -m adaptive */
+	if (g_user_spin) {	/* adaptive: as futex_lock -m adaptive, with the back-off */
 		uint32_t budget;
 		int r;
 

@@ -147,6 +147,14 @@ NOUS_CASES = {
                                               "failed", None),
                      "adaptive / adaptive-nous": (r"per repetition: failed; issue 17: no verdict$",
                                                   "failed", None)}),
+    # a failed lock run fails lock's band, so every line judged by it
+    "nous-lock-failed": (runs(NOISY, SLOW, laa=LNARROW, nous=NOUS_EVEN, fail=("lock", 6)),
+                         {"adaptive / lock": (r"per repetition: failed; issue 17: no verdict$",
+                                              "failed", None),
+                          "adaptive-nous / lock": (r"per repetition: failed; issue 17: no verdict$",
+                                                   "failed", None),
+                          "adaptive / adaptive-nous": (r"per repetition: failed; issue 17: no verdict$",
+                                                       "failed", None)}),
 }
 
 

@@ -318,7 +318,8 @@ def pairs(t, mp, rows, lock_band, lb):
         need(q.get("band") == ("lock-aa" if lock_band else "glibc-aa"), name,
              "%s/%s band" % (num, den), q.get("band"))
         if lock_band:
-            failed = any(own_failure(rows, m) for m in (num, den, "lock-aa"))
+            # lock's failure fails the band, and every line judged by it
+            failed = any(own_failure(rows, m) for m in (num, den, "lock", "lock-aa"))
         else:
             failed = rows[num]["failed"] or rows[den]["failed"]
         judge_pair(t, mp, "%s / %s" % (num, den), q.get("ratio"), q.get("issue17"),

@@ -605,7 +605,7 @@ check "apps_table --json: published schema, verdicts by the rule, failed row wit
 # issue's own rule (tests/apps_table_cases.py has the cases and why)
 for c in noisy narrow median-098 lower few lock-failed lock-band lock-band-noisy \
 	lock-band-lower lock-band-few lock-band-glibc-failed lock-aa-failed lock-stats-failed \
-	no-adaptive nous nous-failed; do
+	no-adaptive nous nous-failed nous-lock-failed; do
 	check "apps_table: adaptive / lock, case $c (text, JSON, check_seed)" \
 		"$PY" tests/apps_table_cases.py "$AT" "$TMP" "$c"
 done

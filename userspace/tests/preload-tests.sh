@@ -145,8 +145,8 @@ woken() {
 }
 
 # backoff MODE SPINS BACKED-OFF [ENV=VALUE...]: test_preload's backoff test
-# in one process: eight contended locks whose spins fail for certain; a
-# spinning mode with the back-off spins on rounds 1, 3 and 6 only
+# in one process: ten contended locks whose spins fail for certain; a
+# spinning mode with the back-off spins on rounds 1-4, 6 and 9 only
 backoff() {
 	local m=$1 sp=$2 bo=$3 rc usp usb
 	shift 3
@@ -177,6 +177,22 @@ exits() {
 		check "stats at $w() under $m: one stats printout ($np), the test's locks counted (fast $fast)" \
 			eval '[ $rc -eq 0 ] && [ "$np" = 1 ] && [ "$fast" -gt 0 ]'
 	done
+	# a fork child prints its own counts at _exit(), a vfork child
+	# (the parent's memory) nothing, and the parent's stay the parent's
+	local main got l re='^futexlock-preload: stats: pid ([0-9]+) ' pid=
+	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 \
+		"$TP" --in-process fork-exit >"$TMP/e.out" 2>"$TMP/e.err"
+	rc=$?
+	main=$(sed -n 's/^# main pid //p' "$TMP/e.out")
+	got=
+	while IFS= read -r l; do
+		[[ $l =~ $re ]] && pid=${BASH_REMATCH[1]}
+		[[ $l =~ ^futexlock-preload:\ stats:\ lock\ fast\ ([0-9]+)\  ]] &&
+			got+="$([ "$pid" = "$main" ] && echo main || echo child):${BASH_REMATCH[1]} "
+	done <"$TMP/e.err"
+	[ $rc -eq 0 ] || comment "$TMP/e.err"
+	check "stats at _exit() under $m: a fork child prints its own (lock fast 5), a vfork child nothing, main its own (>= 10): $got" \
+		eval '[ $rc -eq 0 ] && [[ $got =~ ^(child:5\ main:([1-9][0-9]+)\ |main:([1-9][0-9]+)\ child:5\ )$ ]]'
 }
 
 # smoke MODE: a real program, sysbench threads with one mutex for all
@@ -254,8 +270,8 @@ if [ "$where" = host ]; then
 	woken emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
 	# (the back-off off: round 1's failed spin would skip round 2's)
 	woken emulate 2 0 "FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0"
-	backoff emulate 3 5
-	backoff emulate 8 0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0
+	backoff emulate 6 4
+	backoff emulate 10 0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0
 	backoff emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
 	exits emulate
 	smoke off 0
@@ -269,7 +285,7 @@ else
 	stats_run adaptive 1 nospin
 	woken adaptive 1 1
 	woken lock 0 0
-	backoff adaptive 3 5
+	backoff adaptive 6 4
 	backoff lock 0 0
 	exits adaptive
 	smoke lock 1

@@ -570,16 +570,19 @@ static void test_user_spin_rule(uint32_t me, uint32_t other)
 
 /*
  * The back-off's history (fl_uspin_backoff_spin(), fl_uspin_backoff_done()):
- * each failed spin doubles the skips that follow (1, 2, 4, ... 64, then
- * 64 again), a spin that took the lock forgets it, one that stopped on a
- * flag leaves it; 1000 contended locks whose spins all fail spin 21 times
- * (7 spins and 63 skips on the way up, then one spin in 65 locks).
+ * three failed spins skip nothing, each failure after them doubles the
+ * skips that follow (1, 2, 4, ... 64, then 64 again), a spin that took
+ * the lock forgets it, one that stopped on a flag leaves it; 1000
+ * contended locks whose spins all fail spin 24 times (10 spins and 63
+ * skips on the way up, then one spin in 65 locks: 14 more, and 17 skips
+ * left over); failures that alternate with wins never skip.
  */
 static void test_user_spin_backoff(void)
 {
+	static const int want[12] = { 0, 0, 0, 0, 1, 2, 4, 8, 16, 32, 64, 64 };
 	_Atomic uint32_t h = 0;
 	char msg[200] = "";
-	int spins = 0, run[8], n = 0;
+	int spins = 0, run[12], n = 0, skips = 0;
 	bool ok = true;
 
 	for (int i = 0; i < 1000; i++) {
@@ -591,18 +594,18 @@ static void test_user_spin_backoff(void)
 		}
 		if (i == 1000)
 			break;
-		if (n < 8)
+		if (n < 12)
 			run[n++] = skipped;
 		spins++;
 		fl_uspin_backoff_done(&h, FL_USPIN_SPENT);
 	}
-	/* the skips before each of the first spins: 0, 1, 2, 4, ... 64, 64 */
-	for (int k = 0; k < 8; k++)
-		ok = ok && run[k] == (k == 0 ? 0 : 1 << (k - 1 < 6 ? k - 1 : 6));
-	ok = ok && spins == 21;
+	for (int k = 0; k < 12; k++)
+		ok = ok && run[k] == want[k];
+	ok = ok && spins == 24;
 	if (!ok)
-		snprintf(msg, sizeof(msg), "spins %d, skips before spins 1-8: %d %d %d %d %d %d %d %d",
-			 spins, run[0], run[1], run[2], run[3], run[4], run[5], run[6], run[7]);
+		snprintf(msg, sizeof(msg), "spins %d, skips before spins 1-12: %d %d %d %d %d %d %d %d %d %d %d %d",
+			 spins, run[0], run[1], run[2], run[3], run[4], run[5], run[6], run[7],
+			 run[8], run[9], run[10], run[11]);
 	{
 		uint32_t before = atomic_load(&h);
 
@@ -611,7 +614,15 @@ static void test_user_spin_backoff(void)
 		fl_uspin_backoff_done(&h, FL_USPIN_TAKEN);
 		ok = ok && atomic_load(&h) == 0 && fl_uspin_backoff_spin(&h) && atomic_load(&h) == 0;
 	}
-	tap(ok, "%s: failed spins skip the next 1, 2, 4 .. 64 contended locks; 21 spins in 1000 that all fail; a flag leaves the history, a taken lock clears it",
+	/* win, fail, fail, fail, win ...: never a skip */
+	for (int i = 0; i < 100; i++) {
+		ok = ok && fl_uspin_backoff_spin(&h);
+		if (!fl_uspin_backoff_spin(&h))
+			skips++;
+		fl_uspin_backoff_done(&h, i % 4 ? FL_USPIN_SPENT : FL_USPIN_TAKEN);
+	}
+	ok = ok && !skips;
+	tap(ok, "%s: three failed spins skip nothing, then the next 1, 2, 4 .. 64 contended locks; 24 spins in 1000 that all fail; a flag leaves the history, a taken lock clears it; three failures between wins never skip",
 	    "user spin back-off", msg);
 }
 

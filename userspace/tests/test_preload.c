@@ -755,15 +755,15 @@ static int t_woken_mark(void)
 
 /*
  * The user spin's back-off (futexlock.h: fl_uspin_backoff_spin(); glibc's
- * __spins and __elision): eight rounds of woken_round(), in each of which
- * the contender's spin fails for certain (main holds the lock until the
- * contender waits in the kernel), with the woken mark cleared by hand
- * before each so that only the back-off decides.  Where the preload spins
- * with the back-off, rounds 1, 3 and 6 spin and the others skip (one skip
- * after one failure, two after two, four after three), which leaves the
- * history at level 3 with 2 skips to go; preload-tests.sh runs it with
- * --in-process and FUTEXLOCK_PRELOAD_STATS=1 (user-spins 3,
- * user-spin-backoff 5).  Elsewhere nothing touches the history.
+ * __spins): ten rounds of woken_round(), in each of which the contender's
+ * spin fails for certain (main holds the lock until the contender waits
+ * in the kernel), with the woken mark cleared by hand before each so that
+ * only the back-off decides.  Where the preload spins with the back-off,
+ * rounds 1-4, 6 and 9 spin and the others skip (nothing after three
+ * failures, then one skip, two, four), which leaves the history at level
+ * 6 with 3 skips to go; preload-tests.sh runs it with --in-process and
+ * FUTEXLOCK_PRELOAD_STATS=1 (user-spins 6, user-spin-backoff 4).
+ * Elsewhere nothing touches the history.
  */
 static int t_backoff(void)
 {
@@ -777,11 +777,11 @@ static int t_backoff(void)
 	unsigned waiting, after;
 
 	EQ(atomic_load(h), 0);
-	for (int r = 0; r < 8; r++) {
+	for (int r = 0; r < 10; r++) {
 		atomic_store((_Atomic unsigned *)&x.m.__data.__nusers, 0);
 		EQ(woken_round(&x, 0, &waiting, &after) >= 0, 1);
 	}
-	EQ(atomic_load(h), backoff ? 3u << 16 | 2 : 0);
+	EQ(atomic_load(h), backoff ? 6u << 16 | 3 : 0);
 	return 0;
 }
 
@@ -928,6 +928,48 @@ static int fork_child_body(void)
 	EQ(pthread_mutex_unlock(&e), 0);
 	join(t);
 	return exclusion(&e, 1);
+}
+
+/*
+ * The preload's statistics at _exit() belong to the process that owns
+ * them: main locks 10 times; a fork child (atfork handlers ran: its
+ * counters start at 0) locks 5 times and leaves with _exit(), printing
+ * its own; a vfork child (main's memory, main's thread counters) leaves
+ * with _exit() at once and must print nothing, nor spend main's
+ * printout.  preload-tests.sh runs it with --in-process and
+ * FUTEXLOCK_PRELOAD_STATS=1: two printouts, main's pid (on stdout) with
+ * lock fast >= 10, the child's with lock fast 5.
+ */
+static int t_fork_exit(void)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int st;
+	pid_t p;
+
+	for (int i = 0; i < 10; i++) {
+		EQ(pthread_mutex_lock(&m), 0);
+		EQ(pthread_mutex_unlock(&m), 0);
+	}
+	printf("# main pid %d\n", (int)getpid());
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		for (int i = 0; i < 5; i++) {
+			pthread_mutex_lock(&m);
+			pthread_mutex_unlock(&m);
+		}
+		_exit(0);
+	}
+	EQ(p > 0, 1);
+	EQ(waitpid(p, &st, 0), p);
+	EQ(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
+	p = vfork();
+	if (p == 0)
+		_exit(0);
+	EQ(p > 0, 1);
+	EQ(waitpid(p, &st, 0), p);
+	EQ(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
+	return 0;
 }
 
 static int t_fork_atfork(void)
@@ -1163,12 +1205,13 @@ static const struct test {
 	{ "pp", t_pp, ANY, NULL, "priority-protect mutex passes through" },
 	{ "pshared", t_pshared, ANY, NULL, "process-shared mutex + condvar across fork() pass through" },
 	{ "fork-atfork", t_fork_atfork, ANY, NULL, "fork with pthread_atfork handlers; contention in the child" },
+	{ "fork-exit", t_fork_exit, ANY, NULL, "a fork child and a vfork child leave with _exit() (the preload's statistics: preload-tests.sh)" },
 	{ "unlock-nonowner", t_unlock_nonowner, ANY, "unlocked by a thread that does not own it", "normal mutex unlocked by another thread: released (+ message)" },
 	{ "destroy-locked", t_destroy_locked, ANY, "pthread_mutex_destroy of mutex", "destroy of a locked mutex: EBUSY (+ message)" },
 	{ "owner-died", t_owner_died, CONV, "has exited without unlocking it", "non-robust owner died: message and abort, not a hang" },
 	{ "owner-died-asleep", t_owner_died_asleep, CONV, "has exited without unlocking it", "non-robust owner died while a waiter slept: message and abort within the owner check period" },
 	{ "woken-mark", t_woken_mark, CONV, NULL, "an unlock through the kernel marks the mutex; a spinning mode's acquisition through the lock op clears it" },
-	{ "backoff", t_backoff, CONV, NULL, "a spinning mode's failed user spins make the next contended locks skip it: 1, 2, 4 (history in __spins)" },
+	{ "backoff", t_backoff, CONV, NULL, "a spinning mode's failed user spins, after three, make the next contended locks skip it: 1, 2, 4 (history in __spins)" },
 	{ "relock-normal", t_relock_normal, CONV, "locked again by its owner", "normal mutex relocked by its owner: EDEADLK and a message, not a hang" },
 	{ "c11", t_c11, ANY, NULL, "C11 mtx_* and cnd_*" },
 	{ "old-symbols", t_old_symbols, ANY, NULL, "__pthread_mutex_lock/unlock/trylock@GLIBC_2.2.5" },
@@ -1255,7 +1298,7 @@ int main(int argc, char **argv)
 
 				alarm(g_guard);
 				rc = tests[k].fn() ? 1 : 0;
-				if (argv[1][12])
+				if (strcmp(argv[1], "--in-process"))	/* -_exit */
 					_exit(rc);
 				return rc;
 			}
