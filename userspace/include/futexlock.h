@@ -443,10 +443,12 @@ static inline void fl_woken_clear(_Atomic uint32_t *m)
  * One word per lock: the low 16 bits count the skips left, the bits above
  * them the level (consecutive failures, capped).  Relaxed loads and
  * stores, no read-modify-write: the history is a hint, never read for
- * exclusion, and a lost update between two lockers can at worst restore
- * a stale history (up to 64 skips that a win had cleared, or a level one
- * lower); it never blocks a lock.  Only slow paths of locks that spin
- * touch it.
+ * exclusion, and a lost update between two lockers (one preempted
+ * between its load and its store) can at worst restore an older history,
+ * up to 64 skips and any level; it never blocks a lock.  The level is
+ * clamped on every update, so a history overwritten from outside (a
+ * mutex copied while in use) cannot push the shift out of range.  Only
+ * slow paths of locks that spin touch it.
  */
 #define FL_USPIN_BACKOFF_AFTER	3
 #define FL_USPIN_BACKOFF_LEVELS	(FL_USPIN_BACKOFF_AFTER + 7)	/* 64 skips */
@@ -472,7 +474,7 @@ static inline void fl_uspin_backoff_done(_Atomic uint32_t *h, int r)
 		if (v)
 			atomic_store_explicit(h, 0, memory_order_relaxed);
 	} else if (r == FL_USPIN_SPENT) {
-		lvl += lvl < FL_USPIN_BACKOFF_LEVELS;
+		lvl = lvl < FL_USPIN_BACKOFF_LEVELS ? lvl + 1 : FL_USPIN_BACKOFF_LEVELS;
 		atomic_store_explicit(h, lvl << 16 |
 				      (lvl > FL_USPIN_BACKOFF_AFTER ?
 				       1u << (lvl - FL_USPIN_BACKOFF_AFTER - 1) : 0),

@@ -281,6 +281,10 @@ static void atfork_child(void)
 	atomic_store(&g_unlock_unlocked, 0);
 	atomic_store(&g_edeadlk_normal, 0);
 	atomic_store(&g_destroy_busy, 0);
+	atomic_store(&g_warned_nonowner, 0);	/* its messages too */
+	atomic_store(&g_warned_unlocked, 0);
+	atomic_store(&g_warned_deadlk, 0);
+	atomic_store(&g_warned_destroy, 0);
 	g_probed = 0;
 	atomic_store(&g_stats_printed, 0);
 	atomic_store(&g_stats_pid, getpid());
@@ -506,7 +510,9 @@ static inline _Atomic uint32_t *mwoken(pthread_mutex_t *m)
 
 /* the user spin's back-off history (g_user_spin_backoff): glibc's
  * __spins and __elision, two shorts side by side on x86-64; elsewhere
- * (glibc's generic layout) __spins is an int of its own */
+ * this assumes glibc's generic layout, where __spins is an int of its
+ * own; a layout with a short __spins there (i386, maybe others) fails
+ * the assertion at build time (built and run on x86-64 only) */
 #ifdef __x86_64__
 _Static_assert(offsetof(struct __pthread_mutex_s, __elision) ==
 	       offsetof(struct __pthread_mutex_s, __spins) + 2 &&

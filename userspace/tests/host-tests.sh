@@ -611,6 +611,31 @@ for c in noisy narrow median-098 lower few lock-failed lock-band lock-band-noisy
 done
 check "check_seed: a changed adaptive_vs_lock (verdict, median, its own band, issue 17's words, left out; with lock-aa: the band's name, glibc's band, a widened band, a moved interval, each made consistent) is refused" \
 	"$PY" tests/apps_table_cases.py "$AT" "$TMP" dressed
+# aa-odds.py (the sizing projections of make apps runs): an A/A whose
+# ratios are all 1 resolves in every draw, one spread +-30 % in none;
+# bad usage exits 2
+"$PY" - "$TMP/odds.json" <<'EOF'
+import json, sys
+rows = [{"type": "lock", "value_reps": [100.0] * 8},
+        {"type": "same", "value_reps": [100.0] * 8},
+        {"type": "wide", "value_reps": [70.0, 130.0] * 4}]
+json.dump({"tests": [{"test": "p", "rows": rows}]}, open(sys.argv[1], "w"))
+EOF
+AO=../userspace/scripts/aa-odds.py
+odds=$("$AO" --draws 3 "$TMP/odds.json" p same lock 6 2>&1)$'\n'$("$AO" --draws 3 "$TMP/odds.json" p wide lock 6 2>&1)
+printf '%s\n' "$odds" | sed 's/^/# /'
+check "aa-odds.py: an A/A of exact 1s resolves in 3 of 3 draws, one spread +-30 % in 0 of 3" \
+	eval '[[ $odds == *"N=6: resolved in 3 of 3 draws"*"N=6: resolved in 0 of 3 draws"* ]]'
+odds_rcs() {	# exit statuses: no N, an unknown mode, N < 2, --draws 0
+	local a
+	for a in "p same lock" "p nope lock 6" "p same lock 1"; do
+		"$AO" "$TMP/odds.json" $a >/dev/null 2>&1
+		echo -n "$? "
+	done
+	"$AO" --draws 0 "$TMP/odds.json" p same lock 6 >/dev/null 2>&1
+	echo "$?"
+}
+check "aa-odds.py: no N, an unknown mode, N < 2, --draws 0 exit 2" test "$(odds_rcs)" = "2 2 2 2"
 # the untimed FUTEXLOCK_PRELOAD_STATS=1 run (issue 18 review M2/M3): a
 # failed "@stats" record fails its mode; the ratio table; k_* (every kernel
 # counter, raw) in the JSON only
@@ -680,6 +705,22 @@ check "Makefile: make apps hands APPS and APPS_* to the guest, not APPS_TIMEOUT,
 check "apps.sh: adaptive-nous without lock, or without adaptive, exits 2; with both, the modes pass" \
 	grep -q "adaptive-nous .* but not lock and adaptive rc=2 .*but not lock and adaptive rc=2 .*no program none.*rc=2" \
 	<<<"$(apps_args "glibc glibc-aa adaptive adaptive-nous" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock adaptive-nous" | tr '\n' ' ') $(apps_args "glibc glibc-aa lock lock-aa adaptive adaptive-nous" | tr '\n' ' ')"
+# the environment each mode's runs get (the smoke runs lock and adaptive
+# in the guest; lock-aa and adaptive-nous are the same preload under
+# another environment, checked here)
+env_of() { ../userspace/scripts/apps.sh --env "$1" 2>&1 | grep -v '^LD_PRELOAD=.*/libfutexlock-preload\.so$' | tr '\n' ' '; echo "rc=${PIPESTATUS[0]}"; }
+apps_env_ok() {
+	[ "$(env_of lock-aa)" = "FUTEXLOCK_PRELOAD=lock FUTEXLOCK_PRELOAD_STATS=0 rc=0" ] &&
+	[ "$(env_of adaptive-nous)" = "FUTEXLOCK_PRELOAD=adaptive FUTEXLOCK_PRELOAD_STATS=0 FUTEXLOCK_PRELOAD_USER_SPIN=0 rc=0" ] &&
+	[ "$(env_of adaptive)" = "FUTEXLOCK_PRELOAD=adaptive FUTEXLOCK_PRELOAD_STATS=0 rc=0" ] &&
+	[ "$(env_of glibc-aa)" = "rc=0" ] &&
+	[ "$(../userspace/scripts/apps.sh --env lock-aa | grep -c '^LD_PRELOAD=.*/libfutexlock-preload\.so$')" = 1 ] &&
+	[[ $(env_of bogus) == "apps.sh: no mode bogus "*"rc=2" ]] &&
+	[[ $(env_of "lock adaptive") == "apps.sh: no mode lock adaptive "*"rc=2" ]]
+}
+for m in lock-aa adaptive-nous glibc-aa bogus; do echo "# apps.sh --env $m: $(env_of $m)"; done
+check "apps.sh --env: lock-aa is the preload as lock, adaptive-nous as adaptive with FUTEXLOCK_PRELOAD_USER_SPIN=0, glibc-aa none; an unknown mode exits 2" \
+	apps_env_ok
 check "apps.sh: an unknown mode exits 2" \
 	grep -q "no mode bogus.*rc=2" <<<"$(apps_args "glibc glibc-aa bogus" | tr '\n' ' ')"
 check "apps.sh --smoke with an unknown program exits 2 (before the kernel check)" \

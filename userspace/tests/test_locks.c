@@ -575,7 +575,7 @@ static void test_user_spin_rule(uint32_t me, uint32_t other)
  * the lock forgets it, one that stopped on a flag leaves it; 1000
  * contended locks whose spins all fail spin 24 times (10 spins and 63
  * skips on the way up, then one spin in 65 locks: 14 more, and 17 skips
- * left over); failures that alternate with wins never skip.
+ * left over); one win then three failures, over and over, never skips.
  */
 static void test_user_spin_backoff(void)
 {
