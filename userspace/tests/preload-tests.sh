@@ -129,34 +129,31 @@ stats_run() {
 	fi
 }
 
-# woken MODE SPINS SKIPPED [ENV=VALUE]: test_preload's woken-mark test in
-# one process (--in-process: it exits through exit(), so the preload
-# prints its stats): two contended locks, the second on a mutex marked by
-# hand; a spinning mode spins on the first and skips the second
-woken() {
-	local m=$1 sp=$2 sk=$3 e=${4:-} rc usp usk
-	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 $e \
-		"$TP" --in-process woken-mark >"$TMP/w.out" 2>"$TMP/w.err"
-	rc=$?
-	usp=$(sval user-spins "$TMP/w.err") usk=$(sval user-spin-skipped "$TMP/w.err")
-	[ $rc -eq 0 ] || comment "$TMP/w.err"
-	check "woken mark under $m${e:+ ($e)}: test_preload exit $rc (the mark as the mode expects); $usp spins (want $sp), $usk skipped (want $sk)" \
-		eval '[ $rc -eq 0 ] && [ "$usp" = "$sp" ] && [ "$usk" = "$sk" ]'
-}
-
-# backoff MODE SPINS BACKED-OFF [ENV=VALUE...]: test_preload's backoff test
-# in one process: ten contended locks whose spins fail for certain; a
-# spinning mode with the back-off spins on rounds 1-4, 6 and 9 only
-backoff() {
-	local m=$1 sp=$2 bo=$3 rc usp usb
+# in_process TEST WHAT MODE STAT=N... [-- ENV=VALUE...]: test_preload's
+# TEST in one process (--in-process: it exits through exit(), so the
+# preload prints its stats) under MODE; passes when it exits 0 and each
+# named statistic of the preload (sval) has its count.  The tests:
+# woken-mark, two contended locks, the second on a mutex marked by hand
+# (a spinning mode spins on the first and skips the second); backoff, ten
+# contended locks whose spins fail for certain (a spinning mode with the
+# back-off spins on rounds 1-4, 6 and 9 only)
+in_process() {
+	local t=$1 what=$2 m=$3 rc w v got= ok=1
+	local -a want=()
 	shift 3
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do want+=("$1"); shift; done
+	[ "${1:-}" = -- ] && shift
 	timeout $GUARD env LD_PRELOAD=$SO FUTEXLOCK_PRELOAD=$m FUTEXLOCK_PRELOAD_STATS=1 "$@" \
-		"$TP" --in-process backoff >"$TMP/bo.out" 2>"$TMP/bo.err"
+		"$TP" --in-process "$t" >"$TMP/i.out" 2>"$TMP/i.err"
 	rc=$?
-	usp=$(sval user-spins "$TMP/bo.err") usb=$(sval user-spin-backoff "$TMP/bo.err")
-	[ $rc -eq 0 ] || comment "$TMP/bo.err"
-	check "back-off under $m${1:+ ($*)}: test_preload exit $rc (the history as the mode expects); $usp spins (want $sp), $usb backed off (want $bo)" \
-		eval '[ $rc -eq 0 ] && [ "$usp" = "$sp" ] && [ "$usb" = "$bo" ]'
+	[ $rc -eq 0 ] || ok=0
+	for w in "${want[@]}"; do
+		v=$(sval "${w%%=*}" "$TMP/i.err")
+		got+=", ${w%%=*} $v (want ${w#*=})"
+		[ "$v" = "${w#*=}" ] || ok=0
+	done
+	[ $ok = 1 ] || comment "$TMP/i.err"
+	check "$what under $m${1:+ ($*)}: test_preload exit $rc$got" test $ok = 1
 }
 
 # exits MODE: test_preload's static-normal test in one process, left once
@@ -266,13 +263,16 @@ if [ "$where" = host ]; then
 	stats_run off 0
 	stats_run emulate 1
 	stats_run emulate 1 nospin
-	woken emulate 1 1
-	woken emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
-	# (the back-off off: round 1's failed spin would skip round 2's)
-	woken emulate 2 0 "FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0"
-	backoff emulate 6 4
-	backoff emulate 10 0 FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0
-	backoff emulate 0 0 FUTEXLOCK_PRELOAD_USER_SPIN=0
+	in_process woken-mark "woken mark" emulate user-spins=1 user-spin-skipped=1 user-spin-backoff=0
+	in_process woken-mark "woken mark" emulate user-spins=0 user-spin-skipped=0 user-spin-backoff=0 \
+		-- FUTEXLOCK_PRELOAD_USER_SPIN=0
+	in_process woken-mark "woken mark" emulate user-spins=2 user-spin-skipped=0 user-spin-backoff=0 \
+		-- FUTEXLOCK_PRELOAD_USER_SPIN_WOKEN=0
+	in_process backoff "back-off" emulate user-spins=6 user-spin-backoff=4
+	in_process backoff "back-off" emulate user-spins=10 user-spin-backoff=0 \
+		-- FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0
+	in_process backoff "back-off" emulate user-spins=0 user-spin-backoff=0 \
+		-- FUTEXLOCK_PRELOAD_USER_SPIN=0
 	exits emulate
 	smoke off 0
 	smoke emulate 1
@@ -283,10 +283,10 @@ else
 	stats_run lock 1
 	stats_run adaptive 1
 	stats_run adaptive 1 nospin
-	woken adaptive 1 1
-	woken lock 0 0
-	backoff adaptive 6 4
-	backoff lock 0 0
+	in_process woken-mark "woken mark" adaptive user-spins=1 user-spin-skipped=1 user-spin-backoff=0
+	in_process woken-mark "woken mark" lock user-spins=0 user-spin-skipped=0 user-spin-backoff=0
+	in_process backoff "back-off" adaptive user-spins=6 user-spin-backoff=4
+	in_process backoff "back-off" lock user-spins=0 user-spin-backoff=0
 	exits adaptive
 	smoke lock 1
 	smoke adaptive 1
