@@ -427,8 +427,13 @@ if [ $smoke = judge ]; then
 	exit
 fi
 MODE_NAMES="glibc glibc-aa off lock lock-aa adaptive adaptive-nous"
+# known_mode MODE: one of MODE_NAMES, else exit 2 with the list
+known_mode() {
+	[[ $1 != *" "* && " $MODE_NAMES " == *" $1 "* ]] ||
+		{ echo "apps.sh: no mode $1 (have: $MODE_NAMES)" >&2; exit 2; }
+}
 if [ $smoke = env ]; then
-	[[ $2 != *" "* && " $MODE_NAMES " == *" $2 "* ]] || { echo "apps.sh: no mode $2 (have: $MODE_NAMES)" >&2; exit 2; }
+	known_mode "$2"
 	[[ $2 == glibc* ]] && exit 0
 	pl_env "$2"
 	printf '%s\n' "${PLENV[@]}"
@@ -440,7 +445,7 @@ fi
 # " glibc glibc-aa " one space ends glibc and starts glibc-aa: the pattern
 # must not ask for two.
 for m in "${MODES[@]}"; do
-	[[ " $MODE_NAMES " == *" $m "* ]] || { echo "apps.sh: no mode $m (have: $MODE_NAMES)" >&2; exit 2; }
+	known_mode "$m"
 done
 has_mode() { [[ " ${MODES[*]} " == *" $1 "* ]]; }
 ! has_mode lock-aa || { has_mode lock && has_mode adaptive; } ||

@@ -242,7 +242,7 @@ def adaptive_vs_lock(t, mp):
     src = t.get("adaptive_vs_lock_band", "glibc-aa")
     need(src == ("lock-aa" if "lock-aa" in rows else "glibc-aa"), name,
          "adaptive_vs_lock_band", src, "with modes", sorted(rows))
-    lock_band = "lock-aa" in rows
+    lock_band, lb = "lock-aa" in rows, None
     if lock_band:
         failed = any(own_failure(rows, m) for m in ("adaptive", "lock", "lock-aa"))
         lb = t.get("lock_aa_vs_lock")
@@ -254,9 +254,8 @@ def adaptive_vs_lock(t, mp):
                        name, "lock_aa_vs_lock (lock-aa / lock)")
     else:
         failed = rows["lock"]["failed"] or rows["adaptive"]["failed"]
-    judge_pair(t, mp, "adaptive_vs_lock", c, i17, "adaptive", "lock", failed,
-               lock_band, lb if lock_band else None)
-    pairs(t, mp, rows, lock_band, lb if lock_band else None)
+    judge_pair(t, mp, "adaptive_vs_lock", c, i17, "adaptive", "lock", failed, lock_band, lb)
+    pairs(t, mp, rows, lock_band, lb)
 
 
 def judge_pair(t, mp, what, c, i17, num, den, failed, lock_band, lb):

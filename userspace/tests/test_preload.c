@@ -736,11 +736,20 @@ static int woken_round(struct woken_ctx *x, int hand, unsigned *waiting, unsigne
  * runs this test with --in-process and FUTEXLOCK_PRELOAD_STATS=1,
  * user-spins 1, user-spin-skipped 1) and clears it, elsewhere it stays.
  */
-static int t_woken_mark(void)
+/* the preload spins in user space: adaptive or emulate, unless
+ * FUTEXLOCK_PRELOAD_USER_SPIN=0 */
+static int preload_spins(void)
 {
 	const char *u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
+
+	return (!strcmp(g_mode, "adaptive") || !strcmp(g_mode, "emulate")) &&
+	       !(u && !strcmp(u, "0"));
+}
+
+static int t_woken_mark(void)
+{
 	int emulate = !strcmp(g_mode, "emulate");
-	int spins = (!strcmp(g_mode, "adaptive") || emulate) && !(u && !strcmp(u, "0"));
+	int spins = preload_spins();
 	struct woken_ctx x = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };
 	unsigned waiting, after;
 
@@ -767,11 +776,8 @@ static int t_woken_mark(void)
  */
 static int t_backoff(void)
 {
-	const char *u = getenv("FUTEXLOCK_PRELOAD_USER_SPIN");
 	const char *b = getenv("FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF");
-	int spins = (!strcmp(g_mode, "adaptive") || !strcmp(g_mode, "emulate")) &&
-		    !(u && !strcmp(u, "0"));
-	int backoff = spins && !(b && !strcmp(b, "0"));
+	int backoff = preload_spins() && !(b && !strcmp(b, "0"));
 	struct woken_ctx x = { PTHREAD_MUTEX_INITIALIZER, 0, 0 };
 	_Atomic uint32_t *h = (_Atomic uint32_t *)(void *)&x.m.__data.__spins;
 	unsigned waiting, after;
