@@ -230,20 +230,21 @@ seedbench: kernel userspace
 	@userspace/scripts/seedplot.sh
 
 # Every test, on the debug kernel (full preemption, lockdep, KASAN...).
-# The kernel build, about 6.5 minutes of both CPUs of a 2-CPU machine with
-# an empty ccache, runs in the background (its own process group, ended if
-# the check stops) while the host's steps, which need no kernel, run
-# niced in the foreground; its log is printed after them.  Then the
-# harness tests and the guest, alone.  Each step stops the check on
-# failure; the last line counts the suites that ran.
+# The kernel (unpacking, then a build of about 6.5 minutes of both CPUs of
+# a 2-CPU machine with an empty ccache) is made in the background, in its
+# own process group, ended if the check stops, while the host's steps,
+# which need no kernel, run niced in the foreground (the model and the
+# userspace tests first: they need no kernel source either); its log is
+# printed after them.  Then the harness tests and the guest, alone.  Each
+# step stops the check on failure; the last line counts the suites that ran.
 check-steps: FLAVOUR = debug
-check-steps: kernel-config
-	@set -m; log=$(BUILD)/check-kernel.log; \
-	echo "check: building the debug kernel in the background (log: $$log)"; \
+check-steps:
+	@set -m; mkdir -p $(BUILD); log=$(BUILD)/check-kernel.log; \
+	echo "check: making the debug kernel in the background (log: $$log)"; \
 	$(MAKE) --no-print-directory FLAVOUR=debug kernel >"$$log" 2>&1 & kpid=$$!; \
 	trap 'kill -- -$$kpid 2>/dev/null' EXIT INT TERM HUP; \
 	nice -n 10 $(MAKE) --no-print-directory FLAVOUR=debug \
-		check-commands model check-host check-perf checkpatch; \
+		model check-host check-commands check-perf checkpatch; \
 	rc=0; wait $$kpid || rc=$$?; trap - EXIT INT TERM HUP; cat "$$log"; \
 	[ $$rc = 0 ] || echo "check: the debug kernel build FAILED (exit $$rc): $$log" >&2; \
 	exit $$rc
