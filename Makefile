@@ -239,9 +239,9 @@ seedbench: kernel userspace
 # step stops the check on failure; the last line counts the suites that ran.
 check-steps: FLAVOUR = debug
 check-steps:
-	@set -m; mkdir -p $(BUILD); log=$(BUILD)/check-kernel.log; \
+	@mkdir -p $(BUILD); log=$(BUILD)/check-kernel.log; \
 	echo "check: making the debug kernel in the background (log: $$log)"; \
-	$(MAKE) --no-print-directory FLAVOUR=debug kernel >"$$log" 2>&1 & kpid=$$!; \
+	setsid $(MAKE) --no-print-directory FLAVOUR=debug kernel >"$$log" 2>&1 </dev/null & kpid=$$!; \
 	trap 'kill -- -$$kpid 2>/dev/null' EXIT INT TERM HUP; \
 	nice -n 10 $(MAKE) --no-print-directory FLAVOUR=debug \
 		model check-host check-commands check-perf checkpatch; \
