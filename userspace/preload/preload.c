@@ -121,7 +121,16 @@ static TLS pid_t t_tid;
 static _Atomic pid_t g_stats_pid;
 static _Atomic int g_stats_printed;
 
-/* per-thread counters, summed into g_st at thread exit and at exit */
+/*
+ * Per-thread counters.  Each thread counts in a slot of g_slot, claimed at
+ * its first count and given back at its exit, when the slot is added to
+ * g_st; the printout adds g_st and every claimed slot, so that threads
+ * still running at exit (memcached's workers) are counted too.  Only the
+ * owning thread writes a slot (relaxed stores: no lock prefix); a thread
+ * that finds every slot taken counts in t_st, added to g_st at its exit
+ * only.  A thread that exits while the counts are printed may be counted
+ * twice or not at all.
+ */
 struct tstats {
 	uint64_t lock_fast, lock_slow, lock_syscalls, trylock_busy,
 		 unlock_fast, unlock_syscalls, cond_waits, cond_wake_syscalls,
@@ -129,8 +138,11 @@ struct tstats {
 		 user_spin_skipped, user_spin_backoff;
 };
 #define NST (sizeof(struct tstats) / sizeof(uint64_t))
+#define NSLOTS 1024
+static struct tstats g_slot[NSLOTS];
+static _Atomic unsigned char g_slot_used[NSLOTS];
 static TLS struct tstats t_st;
-static TLS int t_st_registered;
+static TLS struct tstats *t_stp;	/* &g_slot[i], &t_st, or none yet */
 static _Atomic uint64_t g_st[NST];
 static _Atomic uint64_t g_init_conv[4], g_init_pass[5], g_static_conv[4],
 	g_adopt, g_unlock_unlocked, g_edeadlk_normal, g_destroy_busy;
@@ -139,7 +151,12 @@ static _Atomic int g_warned_nonowner, g_warned_unlocked, g_warned_deadlk,
 	g_warned_destroy;
 
 static struct tstats *stat_touch(void);
-#define STAT(f) do { if (g_stats) stat_touch()->f++; } while (0)
+#define STAT(f) do {							\
+	if (g_stats) {							\
+		struct tstats *p_ = stat_touch();			\
+		__atomic_store_n(&p_->f, p_->f + 1, __ATOMIC_RELAXED);	\
+	}								\
+} while (0)
 
 /* ---- diagnostics (write(2) only: usable from any context) -------------- */
 __attribute__((format(printf, 1, 2)))
@@ -267,8 +284,11 @@ static void atfork_child(void)
 #if !BROKEN(2)
 	t_tid = 0;	/* the child's only thread has a new TID */
 #endif
-	/* the child's statistics are its own */
+	/* the child's statistics are its own; its other threads are gone */
 	memset(&t_st, 0, sizeof(t_st));
+	memset(g_slot, 0, sizeof(g_slot));
+	for (size_t i = 0; i < NSLOTS; i++)
+		atomic_store(&g_slot_used[i], t_stp == &g_slot[i]);
 	for (size_t i = 0; i < NST; i++)
 		atomic_store(&g_st[i], 0);
 	for (size_t i = 0; i < 4; i++) {
@@ -291,23 +311,60 @@ static void atfork_child(void)
 }
 
 /* ---- statistics -------------------------------------------------------- */
+/* at thread exit (the key's destructor): into g_st, the slot given back */
 static void stat_flush(void *unused)
 {
-	uint64_t *p = (uint64_t *)&t_st;
+	uint64_t *p = (uint64_t *)t_stp;
 
 	(void)unused;
-	for (size_t i = 0; i < NST; i++)
+	if (!p)
+		return;
+	for (size_t i = 0; i < NST; i++) {
 		atomic_fetch_add(&g_st[i], p[i]);
-	memset(&t_st, 0, sizeof(t_st));
+		__atomic_store_n(&p[i], 0, __ATOMIC_RELAXED);
+	}
+	if (t_stp != &t_st)
+		atomic_store(&g_slot_used[t_stp - g_slot], 0);
+	t_stp = NULL;
 }
 
 static struct tstats *stat_touch(void)
 {
-	if (!t_st_registered) {
-		t_st_registered = 1;
-		pthread_setspecific(g_st_key, (void *)1);	/* flush at thread exit */
+	if (__builtin_expect(t_stp != NULL, 1))
+		return t_stp;
+	t_stp = &t_st;
+	for (size_t i = 0; i < NSLOTS; i++) {
+		unsigned char free_slot = 0;
+
+		if (atomic_compare_exchange_strong(&g_slot_used[i], &free_slot, 1)) {
+			t_stp = &g_slot[i];
+			break;
+		}
 	}
-	return &t_st;
+	pthread_setspecific(g_st_key, (void *)1);	/* flush at thread exit */
+	return t_stp;
+}
+
+/* g_st and the threads still running (their slots), at this moment */
+static void stat_sum(uint64_t s[NST])
+{
+	for (size_t i = 0; i < NST; i++)
+		s[i] = atomic_load(&g_st[i]);
+	for (size_t j = 0; j < NSLOTS; j++) {
+		const uint64_t *p = (const uint64_t *)&g_slot[j];
+
+		if (!atomic_load(&g_slot_used[j]))
+			continue;
+#if BROKEN(26)
+		if (&g_slot[j] != t_stp)	/* only the caller's, as before */
+			continue;
+#endif
+		for (size_t i = 0; i < NST; i++)
+			s[i] += __atomic_load_n(&p[i], __ATOMIC_RELAXED);
+	}
+	if (t_stp == &t_st)	/* the caller's own, when it has no slot */
+		for (size_t i = 0; i < NST; i++)
+			s[i] += ((const uint64_t *)&t_st)[i];
 }
 
 #define U(x) ((unsigned long)(x))
@@ -324,12 +381,10 @@ static void stats_print(void)
 
 	if (atomic_load(&g_stats_pid) != getpid() || atomic_exchange(&g_stats_printed, 1))
 		return;
-	stat_flush(NULL);
 #if BROKEN(11)
 	return;
 #endif
-	for (size_t i = 0; i < NST; i++)
-		s[i] = atomic_load(&g_st[i]);
+	stat_sum(s);
 	say("futexlock-preload: stats: pid %d mode %s (%s)", (int)getpid(),
 	    mode_name[md], md == M_ADAPTIVE ? "FUTEX_LOCK_ADAPTIVE" :
 	    md == M_LOCK ? "FUTEX_LOCK" : md == M_EMULATE ?
@@ -364,9 +419,8 @@ static void stats_print(void)
 /*
  * A process that leaves with _exit() (stress-ng's stressor processes, a
  * fork child) runs no atexit handler: with FUTEXLOCK_PRELOAD_STATS=1 its
- * counts are printed here instead, those of the calling thread and of the
- * threads that have exited (as at exit(); threads still running are not
- * counted).  glibc's exit() reaches its own _exit internally, not this
+ * counts are printed here instead, as at exit(): those of every thread,
+ * exited or still running.  glibc's exit() reaches its own _exit internally, not this
  * one; stats_print() prints once either way.  Then exit_group(2), as
  * glibc's _exit does.
  */

@@ -136,7 +136,8 @@ stats_run() {
 # woken-mark, two contended locks, the second on a mutex marked by hand
 # (a spinning mode spins on the first and skips the second); backoff, ten
 # contended locks whose spins fail for certain (a spinning mode with the
-# back-off spins on rounds 1-4, 6 and 9 only)
+# back-off spins on rounds 1-4, 6 and 9 only); live-thread, 7 locks in a
+# joined thread and 5 in one still running at exit (12 counted)
 in_process() {
 	local t=$1 what=$2 m=$3 rc w v got= ok=1
 	local -a want=()
@@ -273,6 +274,7 @@ if [ "$where" = host ]; then
 		-- FUTEXLOCK_PRELOAD_USER_SPIN_BACKOFF=0
 	in_process backoff "back-off" emulate user-spins=0 user-spin-backoff=0 \
 		-- FUTEXLOCK_PRELOAD_USER_SPIN=0
+	in_process live-thread "stats of a joined thread and a running one" emulate fast=12
 	exits emulate
 	smoke off 0
 	smoke emulate 1
@@ -287,6 +289,7 @@ else
 	in_process woken-mark "woken mark" lock user-spins=0 user-spin-skipped=0 user-spin-backoff=0
 	in_process backoff "back-off" adaptive user-spins=6 user-spin-backoff=4
 	in_process backoff "back-off" lock user-spins=0 user-spin-backoff=0
+	in_process live-thread "stats of a joined thread and a running one" lock fast=12
 	exits adaptive
 	smoke lock 1
 	smoke adaptive 1

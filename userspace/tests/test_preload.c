@@ -21,6 +21,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -978,6 +979,47 @@ static int t_fork_exit(void)
 	return 0;
 }
 
+/*
+ * The preload's statistics count the threads still running at exit: one
+ * thread locks 7 times and is joined, another locks 5 times and is still
+ * blocked (in sem_wait, not a mutex) when main returns; main locks
+ * nothing.  preload-tests.sh runs it with --in-process and
+ * FUTEXLOCK_PRELOAD_STATS=1: lock fast 12 (7 without the running one).
+ */
+static sem_t g_live_locked, g_live_never;
+
+static void *lock_n(void *arg)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int n = (int)(intptr_t)arg;
+
+	for (int i = 0; i < (n < 0 ? -n : n); i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	if (n < 0) {	/* stay running */
+		sem_post(&g_live_locked);
+		while (sem_wait(&g_live_never))
+			;
+	}
+	return NULL;
+}
+
+static int t_live_thread(void)
+{
+	pthread_t a, b;
+
+	EQ(sem_init(&g_live_locked, 0, 0), 0);
+	EQ(sem_init(&g_live_never, 0, 0), 0);
+	EQ(pthread_create(&a, NULL, lock_n, (void *)(intptr_t)7), 0);
+	EQ(pthread_join(a, NULL), 0);
+	EQ(pthread_create(&b, NULL, lock_n, (void *)(intptr_t)-5), 0);
+	EQ(pthread_detach(b), 0);
+	while (sem_wait(&g_live_locked))
+		;
+	return 0;
+}
+
 static int t_fork_atfork(void)
 {
 	int st;
@@ -1211,6 +1253,7 @@ static const struct test {
 	{ "pp", t_pp, ANY, NULL, "priority-protect mutex passes through" },
 	{ "pshared", t_pshared, ANY, NULL, "process-shared mutex + condvar across fork() pass through" },
 	{ "fork-atfork", t_fork_atfork, ANY, NULL, "fork with pthread_atfork handlers; contention in the child" },
+	{ "live-thread", t_live_thread, ANY, NULL, "a thread still running at exit (the preload's statistics count it: preload-tests.sh)" },
 	{ "fork-exit", t_fork_exit, ANY, NULL, "a fork child and a vfork child leave with _exit() (the preload's statistics: preload-tests.sh)" },
 	{ "unlock-nonowner", t_unlock_nonowner, ANY, "unlocked by a thread that does not own it", "normal mutex unlocked by another thread: released (+ message)" },
 	{ "destroy-locked", t_destroy_locked, ANY, "pthread_mutex_destroy of mutex", "destroy of a locked mutex: EBUSY (+ message)" },
