@@ -123,24 +123,26 @@ static _Atomic int g_stats_printed;
 
 /*
  * Per-thread counters.  Each thread counts in a slot of g_slot, claimed at
- * its first count and given back at its exit, when the slot is added to
- * g_st; the printout adds g_st and every claimed slot, so that threads
- * still running at exit (memcached's workers) are counted too.  Only the
- * owning thread writes a slot (relaxed stores: no lock prefix); a thread
- * that finds every slot taken counts in t_st, added to g_st at its exit
- * only.  A thread that exits while the counts are printed may be counted
- * twice or not at all.
+ * its first count and given back at its exit with its counts left in it
+ * (the next thread to claim it adds to them), so that the printout, the
+ * sum of every slot ever claimed, counts the threads still running at
+ * exit (memcached's workers) and those that have exited alike, with no
+ * window in which a count is in two places or none.  Only the owning
+ * thread writes a slot (relaxed stores: no lock prefix); a slot is a
+ * cache line of its own.  A thread that finds every slot taken counts in
+ * t_st, added to g_st at its exit.
  */
 struct tstats {
 	uint64_t lock_fast, lock_slow, lock_syscalls, trylock_busy,
 		 unlock_fast, unlock_syscalls, cond_waits, cond_wake_syscalls,
 		 passthrough_calls, user_spins, user_spin_acquired, user_spin_to_kernel,
 		 user_spin_skipped, user_spin_backoff;
-};
-#define NST (sizeof(struct tstats) / sizeof(uint64_t))
+} __attribute__((aligned(64)));
+#define NST (offsetof(struct tstats, user_spin_backoff) / sizeof(uint64_t) + 1)
 #define NSLOTS 1024
 static struct tstats g_slot[NSLOTS];
 static _Atomic unsigned char g_slot_used[NSLOTS];
+static _Atomic size_t g_slot_hw;	/* slots [0, g_slot_hw) were ever claimed */
 static TLS struct tstats t_st;
 static TLS struct tstats *t_stp;	/* &g_slot[i], &t_st, or none yet */
 static _Atomic uint64_t g_st[NST];
@@ -286,9 +288,16 @@ static void atfork_child(void)
 #endif
 	/* the child's statistics are its own; its other threads are gone */
 	memset(&t_st, 0, sizeof(t_st));
-	memset(g_slot, 0, sizeof(g_slot));
-	for (size_t i = 0; i < NSLOTS; i++)
-		atomic_store(&g_slot_used[i], t_stp == &g_slot[i]);
+#if !BROKEN(27)
+	if (g_stats) {
+		size_t hw = atomic_load_explicit(&g_slot_hw, memory_order_relaxed);
+
+		memset(g_slot, 0, hw * sizeof(g_slot[0]));
+		for (size_t i = 0; i < hw; i++)
+			atomic_store_explicit(&g_slot_used[i], t_stp == &g_slot[i],
+					      memory_order_relaxed);
+	}
+#endif
 	for (size_t i = 0; i < NST; i++)
 		atomic_store(&g_st[i], 0);
 	for (size_t i = 0; i < 4; i++) {
@@ -311,58 +320,83 @@ static void atfork_child(void)
 }
 
 /* ---- statistics -------------------------------------------------------- */
-/* at thread exit (the key's destructor): into g_st, the slot given back */
+/*
+ * At thread exit (the key's destructor): the slot is given back with its
+ * counts in it; counts kept in t_st (no slot was free) go to g_st.
+ */
 static void stat_flush(void *unused)
 {
-	uint64_t *p = (uint64_t *)t_stp;
+	uint64_t *p = (uint64_t *)&t_st;
 
 	(void)unused;
-	if (!p)
-		return;
-	for (size_t i = 0; i < NST; i++) {
-		atomic_fetch_add(&g_st[i], p[i]);
-		__atomic_store_n(&p[i], 0, __ATOMIC_RELAXED);
+	if (t_stp == &t_st) {
+		for (size_t i = 0; i < NST; i++)
+			atomic_fetch_add(&g_st[i], p[i]);
+		memset(&t_st, 0, sizeof(t_st));
+	} else if (t_stp) {
+		atomic_store_explicit(&g_slot_used[t_stp - g_slot], 0, memory_order_release);
 	}
-	if (t_stp != &t_st)
-		atomic_store(&g_slot_used[t_stp - g_slot], 0);
 	t_stp = NULL;
+}
+
+/* the first free slot (its counts carry on), or t_st when there is none */
+static struct tstats *stat_claim(void)
+{
+	for (size_t i = 0; i < NSLOTS; i++) {
+		unsigned char free_slot = 0;
+		size_t hw;
+
+		if (atomic_load_explicit(&g_slot_used[i], memory_order_relaxed) ||
+		    !atomic_compare_exchange_strong_explicit(&g_slot_used[i], &free_slot, 1,
+							     memory_order_acquire,
+							     memory_order_relaxed))
+			continue;
+		hw = atomic_load_explicit(&g_slot_hw, memory_order_relaxed);
+		while (hw < i + 1 &&
+		       !atomic_compare_exchange_weak_explicit(&g_slot_hw, &hw, i + 1,
+							      memory_order_relaxed,
+							      memory_order_relaxed))
+			;
+		return &g_slot[i];
+	}
+	return &t_st;
 }
 
 static struct tstats *stat_touch(void)
 {
+	struct tstats *p;
+
 	if (__builtin_expect(t_stp != NULL, 1))
 		return t_stp;
-	t_stp = &t_st;
-	for (size_t i = 0; i < NSLOTS; i++) {
-		unsigned char free_slot = 0;
-
-		if (atomic_compare_exchange_strong(&g_slot_used[i], &free_slot, 1)) {
-			t_stp = &g_slot[i];
-			break;
-		}
+	p = stat_claim();
+	if (t_stp) {		/* a signal handler counted meanwhile */
+		if (p != &t_st)
+			atomic_store_explicit(&g_slot_used[p - g_slot], 0, memory_order_release);
+		return t_stp;
 	}
+	t_stp = p;
 	pthread_setspecific(g_st_key, (void *)1);	/* flush at thread exit */
-	return t_stp;
+	return p;
 }
 
-/* g_st and the threads still running (their slots), at this moment */
+/* every slot, in use or given back, g_st and the caller's t_st: now */
 static void stat_sum(uint64_t s[NST])
 {
+	size_t hw = atomic_load(&g_slot_hw);
+
 	for (size_t i = 0; i < NST; i++)
 		s[i] = atomic_load(&g_st[i]);
-	for (size_t j = 0; j < NSLOTS; j++) {
+	for (size_t j = 0; j < hw; j++) {
 		const uint64_t *p = (const uint64_t *)&g_slot[j];
 
-		if (!atomic_load(&g_slot_used[j]))
-			continue;
 #if BROKEN(26)
-		if (&g_slot[j] != t_stp)	/* only the caller's, as before */
-			continue;
+		if (atomic_load(&g_slot_used[j]) && &g_slot[j] != t_stp)
+			continue;	/* the threads still running skipped */
 #endif
 		for (size_t i = 0; i < NST; i++)
 			s[i] += __atomic_load_n(&p[i], __ATOMIC_RELAXED);
 	}
-	if (t_stp == &t_st)	/* the caller's own, when it has no slot */
+	if (t_stp == &t_st)
 		for (size_t i = 0; i < NST; i++)
 			s[i] += ((const uint64_t *)&t_st)[i];
 }

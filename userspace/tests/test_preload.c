@@ -939,20 +939,31 @@ static int fork_child_body(void)
 
 /*
  * The preload's statistics at _exit() belong to the process that owns
- * them: main locks 10 times; a fork child (atfork handlers ran: its
- * counters start at 0) locks 5 times and leaves with _exit(), printing
- * its own; a vfork child (main's memory, main's thread counters) leaves
- * with _exit() at once and must print nothing, nor spend main's
+ * them: a thread locks 3 times and stays blocked, main locks 10 times; a
+ * fork child (atfork handlers ran: its counters start at 0, the blocked
+ * thread's are not its own) locks 5 times and leaves with _exit(),
+ * printing its own; a vfork child (main's memory, main's thread counters)
+ * leaves with _exit() at once and must print nothing, nor spend main's
  * printout.  preload-tests.sh runs it with --in-process and
  * FUTEXLOCK_PRELOAD_STATS=1: two printouts, main's pid (on stdout) with
- * lock fast >= 10, the child's with lock fast 5.
+ * lock fast >= 13, the child's with lock fast 5.
  */
+static sem_t g_live_locked, g_live_never;
+static void *lock_n(void *arg);
+
 static int t_fork_exit(void)
 {
 	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	pthread_t t;
 	int st;
 	pid_t p;
 
+	EQ(sem_init(&g_live_locked, 0, 0), 0);
+	EQ(sem_init(&g_live_never, 0, 0), 0);
+	EQ(pthread_create(&t, NULL, lock_n, (void *)(intptr_t)-3), 0);
+	EQ(pthread_detach(t), 0);
+	while (sem_wait(&g_live_locked))
+		;
 	for (int i = 0; i < 10; i++) {
 		EQ(pthread_mutex_lock(&m), 0);
 		EQ(pthread_mutex_unlock(&m), 0);
@@ -986,8 +997,6 @@ static int t_fork_exit(void)
  * nothing.  preload-tests.sh runs it with --in-process and
  * FUTEXLOCK_PRELOAD_STATS=1: lock fast 12 (7 without the running one).
  */
-static sem_t g_live_locked, g_live_never;
-
 static void *lock_n(void *arg)
 {
 	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
