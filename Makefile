@@ -231,24 +231,21 @@ seedbench: kernel userspace
 
 # Every test, on the debug kernel (full preemption, lockdep, KASAN...).
 # The kernel (unpacking, then a build of about 6.5 minutes of both CPUs of
-# a 2-CPU machine with an empty ccache) is made in the background, in its
-# own process group, ended if the check stops, while the host's steps,
-# which need no kernel, run niced in the foreground (the model and the
-# userspace tests first: they need no kernel source either); its log is
-# printed after them.  Then the harness tests and the guest, alone.  Each
-# step stops the check on failure; the last line counts the suites that ran.
-check-steps: FLAVOUR = debug
+# a 2-CPU machine with an empty ccache) is made beside the host's steps,
+# which need no kernel and run niced (the model and the userspace tests
+# first: they need no kernel source either); its log is printed after
+# them ($(VM)/run-beside: the first to fail ends the other).  Then the
+# harness tests and the guest, alone.  Each step stops the check on
+# failure; the last line counts the suites that ran.
+check-steps: override FLAVOUR = debug
 check-steps:
-	@mkdir -p $(BUILD); log=$(BUILD)/check-kernel.log; \
-	echo "check: making the debug kernel in the background (log: $$log)"; \
-	setsid $(MAKE) --no-print-directory FLAVOUR=debug kernel >"$$log" 2>&1 </dev/null & kpid=$$!; \
-	trap 'kill -- -$$kpid 2>/dev/null' EXIT INT TERM HUP; \
-	nice -n 10 $(MAKE) --no-print-directory FLAVOUR=debug \
-		model check-host check-commands check-perf checkpatch; \
-	rc=0; wait $$kpid || rc=$$?; trap - EXIT INT TERM HUP; cat "$$log"; \
-	[ $$rc = 0 ] || echo "check: the debug kernel build FAILED (exit $$rc): $$log" >&2; \
-	exit $$rc
-	@$(MAKE) --no-print-directory FLAVOUR=debug check-harness check-vm
+	@mkdir -p $(BUILD)
+	@echo "check: making the debug kernel beside the host steps (log: $(BUILD)/check-kernel.log)"
+	@$(VM)/run-beside $(BUILD)/check-kernel.log \
+		-- $(MAKE) --no-print-directory FLAVOUR=debug kernel \
+		-- nice -n 10 $(MAKE) --no-print-directory FLAVOUR=debug \
+			model check-host check-commands check-perf checkpatch
+	@$(MAKE) --no-print-directory -o kernel FLAVOUR=debug check-harness check-vm
 	@echo "check: kernel $$(cat $(KOUT)/include/config/kernel.release) (debug: preempt=full) from $(notdir $(TARBALL))"
 	@echo "check: $$((6 + $$(cat $(BUILD)/vm/guest-check.passed))) passed, 0 failed"
 
@@ -277,6 +274,8 @@ check-commands: kernel-src
 
 check-harness: kernel
 	@$(VM)/tests/harness-test $(BZIMAGE)
+	@$(VM)/tests/run-beside-test
+	@$(VM)/tests/prepare-kernel-test
 	@$(VM)/tests/kselftest-tap-test $(KSRC)
 	@$(VM)/tests/guest-check-test
 
