@@ -346,18 +346,19 @@ static struct tstats *stat_claim(void)
 		unsigned char free_slot = 0;
 		size_t hw;
 
-		if (atomic_load_explicit(&g_slot_used[i], memory_order_relaxed) ||
-		    !atomic_compare_exchange_strong_explicit(&g_slot_used[i], &free_slot, 1,
-							     memory_order_acquire,
-							     memory_order_relaxed))
+		if (atomic_load_explicit(&g_slot_used[i], memory_order_relaxed))
 			continue;
+		/* the mark first: a fork child clears every slot it may own */
 		hw = atomic_load_explicit(&g_slot_hw, memory_order_relaxed);
 		while (hw < i + 1 &&
 		       !atomic_compare_exchange_weak_explicit(&g_slot_hw, &hw, i + 1,
 							      memory_order_relaxed,
 							      memory_order_relaxed))
 			;
-		return &g_slot[i];
+		if (atomic_compare_exchange_strong_explicit(&g_slot_used[i], &free_slot, 1,
+							    memory_order_acquire,
+							    memory_order_relaxed))
+			return &g_slot[i];
 	}
 	return &t_st;
 }
@@ -369,7 +370,7 @@ static struct tstats *stat_touch(void)
 	if (__builtin_expect(t_stp != NULL, 1))
 		return t_stp;
 	p = stat_claim();
-	if (t_stp) {		/* a signal handler counted meanwhile */
+	if (__atomic_load_n(&t_stp, __ATOMIC_RELAXED)) {	/* a signal handler counted meanwhile */
 		if (p != &t_st)
 			atomic_store_explicit(&g_slot_used[p - g_slot], 0, memory_order_release);
 		return t_stp;
