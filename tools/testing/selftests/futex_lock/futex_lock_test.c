@@ -3203,7 +3203,8 @@ struct streak {
 	volatile int stop, inside, errors;
 	pthread_t tids[STREAK_THREADS];
 	long calls[STREAK_THREADS], slept[STREAK_THREADS];
-	long sigs[STREAK_THREADS], max_loss[STREAK_THREADS];
+	long sigs[STREAK_THREADS], max_loss[STREAK_THREADS], faults[STREAK_THREADS];
+	long worst_call[STREAK_THREADS][3];	/* its sleeps, signals, faults */
 	long hist[STREAK_THREADS][STREAK_HIST];
 };
 
@@ -3236,13 +3237,17 @@ static void streak_sig(int sig __attribute__((unused)), siginfo_t *si
 	streak_sigs++;
 }
 
-static long nvcsw_self(void)
+/* this thread's voluntary context switches and major faults */
+static void csw_self(long *nvcsw, long *majflt)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_THREAD, &ru))
-		return 0;
-	return ru.ru_nvcsw;
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		*nvcsw = *majflt = 0;
+		return;
+	}
+	*nvcsw = ru.ru_nvcsw;
+	*majflt = ru.ru_majflt;
 }
 
 /*
@@ -3250,7 +3255,9 @@ static long nvcsw_self(void)
  * slept n times and got g signals meanwhile was woken for the lock and
  * lost it (at least) n - 1 - g times: the first sleep is the queueing,
  * and a signal wakes the sleeper once for its handler, after which the
- * restarted call queues again.
+ * restarted call queues again.  A major fault in the window (the signal
+ * handler's page read in over 9p, say) sleeps too and is not a loss: m
+ * of them are taken off as well (counted in faults).
  */
 static void *streak_fn(void *arg)
 {
@@ -3259,8 +3266,9 @@ static void *streak_fn(void *arg)
 
 	s->tids[a->idx] = pthread_self();
 	while (!s->stop) {
-		long v0 = nvcsw_self(), g0 = streak_sigs, v1, g1, loss;
+		long v0, m0, g0 = streak_sigs, v1, m1, g1, loss;
 
+		csw_self(&v0, &m0);
 		if (flock(&s->word, s->op | PRIV, NULL)) {
 			s->errors++;
 			break;
@@ -3268,20 +3276,25 @@ static void *streak_fn(void *arg)
 		g1 = streak_sigs;
 		if (s->inside++)
 			s->errors++;
-		v1 = nvcsw_self();
+		csw_self(&v1, &m1);
 		busy_ns(s->sigprof ? STREAK_HOLD_NS : STREAK_HOLD_NS / 5);
 		s->inside--;
 		if (funlock(&s->word, PRIV))
 			s->errors++;
-		loss = v1 > v0 ? v1 - v0 - 1 - (g1 - g0) : 0;
+		s->faults[a->idx] += m1 - m0;
+		loss = v1 > v0 ? v1 - v0 - 1 - (g1 - g0) - (m1 - m0) : 0;
 		if (loss < 0)
 			loss = 0;
 		s->calls[a->idx]++;
 		s->slept[a->idx] += v1 > v0;
 		s->sigs[a->idx] += g1 - g0;
 		s->hist[a->idx][loss < STREAK_HIST ? loss : STREAK_HIST - 1]++;
-		if (loss > s->max_loss[a->idx])
+		if (loss > s->max_loss[a->idx]) {
 			s->max_loss[a->idx] = loss;
+			s->worst_call[a->idx][0] = v1 - v0;
+			s->worst_call[a->idx][1] = g1 - g0;
+			s->worst_call[a->idx][2] = m1 - m0;
+		}
 	}
 	return NULL;
 }
@@ -3339,6 +3352,14 @@ static void *streak_signaller(void *arg)
  * others, loss_streak_lock_sigprof 8, loss_streak_adaptive_sigprof 13,
  * while the kernel's own lost_max said 4; base kernel: 6, 19, 33 and 9.
  * With the fix: 4 in every variant on both kernels.
+ *
+ * Open (2026-11-29): on the debug kernel the _sigprof variants read 5
+ * now and then while the kernel's lost_max says 4 - in a make check
+ * (adaptive_sigprof, 1 call of 5648) and in 3 of 12 standalone runs of
+ * lock_sigprof, none in 24 more runs, never without signals.  Whether a
+ * path still goes uncounted or a sleep in the call is not a loss is not
+ * known yet: the worst call's sleeps, signals and major faults are
+ * logged to tell.
  */
 static void streak_case(struct __test_metadata *_metadata, int op,
 			int sigprof)
@@ -3350,7 +3371,7 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 	long long ho0 = stat_get("handoffs"), lost0 = stat_get("lost_after_wake");
 	struct streak_arg args[STREAK_THREADS];
 	pthread_t th[STREAK_THREADS], sig_th;
-	long hist[STREAK_HIST] = { 0 }, calls = 0, slept = 0, sigs = 0;
+	long hist[STREAK_HIST] = { 0 }, calls = 0, slept = 0, sigs = 0, faults = 0;
 	long worst = 0, min_calls = -1;
 	struct streak *s;
 	char line[256];
@@ -3391,6 +3412,7 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 		calls += s->calls[i];
 		slept += s->slept[i];
 		sigs += s->sigs[i];
+		faults += s->faults[i];
 		if (min_calls < 0 || s->calls[i] < min_calls)
 			min_calls = s->calls[i];
 		if (s->max_loss[i] > worst)
@@ -3398,10 +3420,10 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 		for (int j = 0; j < STREAK_HIST; j++)
 			hist[j] += s->hist[i][j];
 	}
-	TH_LOG("%s%s: %ld calls (fewest per thread %ld), %ld slept, %ld signals in calls; threshold %lld",
+	TH_LOG("%s%s: %ld calls (fewest per thread %ld), %ld slept, %ld signals and %ld major faults in calls; threshold %lld",
 	       op == FUTEX_LOCK ? "FUTEX_LOCK" : "FUTEX_LOCK_ADAPTIVE",
 	       sigprof ? " + 1 kHz SIGPROF" : "", calls, min_calls, slept,
-	       sigs, thr);
+	       sigs, faults, thr);
 	for (int j = 0; j < STREAK_HIST; j++)
 		n += snprintf(line + n, sizeof(line) - n, " %s%d:%ld",
 			      j == STREAK_HIST - 1 ? ">=" : "", j, hist[j]);
@@ -3410,6 +3432,12 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 	for (int i = 0; i < STREAK_THREADS; i++)
 		n += snprintf(line + n, sizeof(line) - n, " %ld", s->max_loss[i]);
 	TH_LOG("longest loss streak per thread:%s", line);
+	n = 0;
+	for (int i = 0; i < STREAK_THREADS; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %ld/%ld/%ld",
+			      s->worst_call[i][0], s->worst_call[i][1],
+			      s->worst_call[i][2]);
+	TH_LOG("that call's sleeps/signals/major faults per thread:%s", line);
 	if (ho0 >= 0)
 		TH_LOG("kernel: handoffs +%lld lost_after_wake +%lld lost_max %lld",
 		       stat_get("handoffs") - ho0,
