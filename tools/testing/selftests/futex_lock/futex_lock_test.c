@@ -3214,12 +3214,18 @@ struct streak_arg {
 };
 
 static __thread volatile long streak_sigs;
+static __thread volatile int streak_in_call;
 
 /*
- * Count the signals that interrupted the lock call (to be restarted: on
- * x86-64 the interrupted context then is the syscall instruction, with
- * the syscall number back in rax); elsewhere count every signal, which
- * can only make the measured losses smaller.
+ * Count the signals that came during the lock call: those that
+ * interrupted it (to be restarted: on x86-64 the interrupted context then
+ * is the syscall instruction, with the syscall number back in rax) and
+ * those still pending when it returned (the context is just after a
+ * syscall instruction): a signal that ends a sleep when the lock is free
+ * lets the waiter take it, and is handled only after the call returns.
+ * Elsewhere count every signal in the call, which can only make the
+ * measured losses smaller (as can a signal pending at the exit of the
+ * gettid() before the futex call).
  */
 static void streak_sig(int sig __attribute__((unused)), siginfo_t *si
 		       __attribute__((unused)), void *uc_)
@@ -3227,14 +3233,16 @@ static void streak_sig(int sig __attribute__((unused)), siginfo_t *si
 #ifdef __x86_64__
 	ucontext_t *uc = uc_;
 	const unsigned char *ip = (void *)uc->uc_mcontext.gregs[REG_RIP];
-
-	if (uc->uc_mcontext.gregs[REG_RAX] != SYS_futex ||
-	    ip[0] != 0x0f || ip[1] != 0x05)
-		return;
+	int restart = uc->uc_mcontext.gregs[REG_RAX] == SYS_futex &&
+		      ip[0] == 0x0f && ip[1] == 0x05;
+	int at_exit = ip[-2] == 0x0f && ip[-1] == 0x05;
 #else
+	int restart = 1, at_exit = 1;
+
 	(void)uc_;
 #endif
-	streak_sigs++;
+	if (streak_in_call && (restart || at_exit))
+		streak_sigs++;
 }
 
 /* this thread's voluntary context switches and major faults */
@@ -3266,14 +3274,19 @@ static void *streak_fn(void *arg)
 
 	s->tids[a->idx] = pthread_self();
 	while (!s->stop) {
-		long v0, m0, g0 = streak_sigs, v1, m1, g1, loss;
+		long v0, m0, g0, v1, m1, g1, loss;
+		int ret;
 
 		csw_self(&v0, &m0);
-		if (flock(&s->word, s->op | PRIV, NULL)) {
+		g0 = streak_sigs;
+		streak_in_call = 1;
+		ret = flock(&s->word, s->op | PRIV, NULL);
+		streak_in_call = 0;
+		g1 = streak_sigs;
+		if (ret) {
 			s->errors++;
 			break;
 		}
-		g1 = streak_sigs;
 		if (s->inside++)
 			s->errors++;
 		csw_self(&v1, &m1);
@@ -3354,12 +3367,17 @@ static void *streak_signaller(void *arg)
  * With the fix: 4 in every variant on both kernels.
  *
  * Open (2026-11-29): on the debug kernel the _sigprof variants read 5
- * now and then while the kernel's lost_max says 4 - in a make check
- * (adaptive_sigprof, 1 call of 5648) and in 3 of 12 standalone runs of
- * lock_sigprof, none in 24 more runs, never without signals.  Whether a
- * path still goes uncounted or a sleep in the call is not a loss is not
- * known yet: the worst call's sleeps, signals and major faults are
- * logged to tell.
+ * now and then while the kernel's lost_max said 4 (a make check; 3 of
+ * 30 standalone runs of lock_sigprof, worst calls 8 sleeps with 2
+ * signals, 10 with 4, 7 with 1; never without signals).  One cause in
+ * the count: a signal that wakes a sleeper when the lock is free lets it
+ * take the lock (futex_lock_attempt() tries the word before it looks for
+ * signals), so the signal is handled only after the call returned, was
+ * not counted, and its sleep looked like a lost wake-up; such signals
+ * are counted since (streak_sig()).  That did not end it: 1 failure in
+ * 25 runs with it against 3 in 25 without, in one guest, which does not
+ * tell them apart.  Whether the kernel misses a path or the count takes
+ * another sleep for a loss is still open.
  */
 static void streak_case(struct __test_metadata *_metadata, int op,
 			int sigprof)
