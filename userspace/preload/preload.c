@@ -320,6 +320,12 @@ static void atfork_child(void)
 }
 
 /* ---- statistics -------------------------------------------------------- */
+/* a slot given back, with its counts in it */
+static void slot_give_back(struct tstats *p)
+{
+	atomic_store_explicit(&g_slot_used[p - g_slot], 0, memory_order_release);
+}
+
 /*
  * At thread exit (the key's destructor): the slot is given back with its
  * counts in it; counts kept in t_st (no slot was free) go to g_st.
@@ -334,7 +340,7 @@ static void stat_flush(void *unused)
 			atomic_fetch_add(&g_st[i], p[i]);
 		memset(&t_st, 0, sizeof(t_st));
 	} else if (t_stp) {
-		atomic_store_explicit(&g_slot_used[t_stp - g_slot], 0, memory_order_release);
+		slot_give_back(t_stp);
 	}
 	t_stp = NULL;
 }
@@ -372,7 +378,7 @@ static struct tstats *stat_touch(void)
 	p = stat_claim();
 	if (__atomic_load_n(&t_stp, __ATOMIC_RELAXED)) {	/* a signal handler counted meanwhile */
 		if (p != &t_st)
-			atomic_store_explicit(&g_slot_used[p - g_slot], 0, memory_order_release);
+			slot_give_back(p);
 		return t_stp;
 	}
 	t_stp = p;

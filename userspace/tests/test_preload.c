@@ -949,21 +949,46 @@ static int fork_child_body(void)
  * lock fast >= 13, the child's with lock fast 5.
  */
 static sem_t g_live_locked, g_live_never;
-static void *lock_n(void *arg);
+
+/* lock and unlock a mutex |n| times; n < 0: then stay blocked (sem_wait) */
+static void *lock_n(void *arg)
+{
+	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+	int n = (int)(intptr_t)arg;
+
+	for (int i = 0; i < (n < 0 ? -n : n); i++) {
+		pthread_mutex_lock(&m);
+		pthread_mutex_unlock(&m);
+	}
+	if (n < 0) {	/* stay running */
+		sem_post(&g_live_locked);
+		while (sem_wait(&g_live_never))
+			;
+	}
+	return NULL;
+}
+
+/* a detached thread that has locked n times and stays blocked */
+static int start_blocked_locker(int n)
+{
+	pthread_t t;
+
+	EQ(sem_init(&g_live_locked, 0, 0), 0);
+	EQ(sem_init(&g_live_never, 0, 0), 0);
+	EQ(pthread_create(&t, NULL, lock_n, (void *)(intptr_t)-n), 0);
+	EQ(pthread_detach(t), 0);
+	while (sem_wait(&g_live_locked))
+		;
+	return 0;
+}
 
 static int t_fork_exit(void)
 {
 	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-	pthread_t t;
 	int st;
 	pid_t p;
 
-	EQ(sem_init(&g_live_locked, 0, 0), 0);
-	EQ(sem_init(&g_live_never, 0, 0), 0);
-	EQ(pthread_create(&t, NULL, lock_n, (void *)(intptr_t)-3), 0);
-	EQ(pthread_detach(t), 0);
-	while (sem_wait(&g_live_locked))
-		;
+	EQ(start_blocked_locker(3), 0);
 	for (int i = 0; i < 10; i++) {
 		EQ(pthread_mutex_lock(&m), 0);
 		EQ(pthread_mutex_unlock(&m), 0);
@@ -997,35 +1022,13 @@ static int t_fork_exit(void)
  * nothing.  preload-tests.sh runs it with --in-process and
  * FUTEXLOCK_PRELOAD_STATS=1: lock fast 12 (7 without the running one).
  */
-static void *lock_n(void *arg)
-{
-	static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-	int n = (int)(intptr_t)arg;
-
-	for (int i = 0; i < (n < 0 ? -n : n); i++) {
-		pthread_mutex_lock(&m);
-		pthread_mutex_unlock(&m);
-	}
-	if (n < 0) {	/* stay running */
-		sem_post(&g_live_locked);
-		while (sem_wait(&g_live_never))
-			;
-	}
-	return NULL;
-}
-
 static int t_live_thread(void)
 {
-	pthread_t a, b;
+	pthread_t a;
 
-	EQ(sem_init(&g_live_locked, 0, 0), 0);
-	EQ(sem_init(&g_live_never, 0, 0), 0);
 	EQ(pthread_create(&a, NULL, lock_n, (void *)(intptr_t)7), 0);
 	EQ(pthread_join(a, NULL), 0);
-	EQ(pthread_create(&b, NULL, lock_n, (void *)(intptr_t)-5), 0);
-	EQ(pthread_detach(b), 0);
-	while (sem_wait(&g_live_locked))
-		;
+	EQ(start_blocked_locker(5), 0);
 	return 0;
 }
 
