@@ -99,14 +99,18 @@ static void usage(FILE *f)
 "                be). For an ablation:\n"
 "                --compare -m adaptive -m adaptive@spin_backoff=0\n"
 "                --baseline adaptive\n"
-"                Two knobs are this program's, no kernel file, and need\n"
+"                Three knobs are this program's, no kernel file, and need\n"
 "                neither root nor debugfs: user_spin (0 or 1), the user-\n"
 "                space spin before the lock op (one kernel round trip at\n"
 "                most), on by default for adaptive, off for futex_lock;\n"
 "                user_spin_woken (0 or 1, default 1), the spin skipped\n"
 "                while the lock is marked (an unlock through the kernel\n"
-"                woke a waiter that has not taken it yet); the other\n"
-"                modes refuse both\n"
+"                woke a waiter that has not taken it yet);\n"
+"                user_spin_backoff (0 or 1, default 0), the spin skipped\n"
+"                on a lock whose spins keep failing, as the preload does\n"
+"                (after 4 failures in a row 1 contended lock, then 2, 4,\n"
+"                ... up to 64; a spin that wins resets it); the other\n"
+"                modes refuse all three\n"
 "  --compare     run the modes (all, or the -m ones) in R paired repetitions,\n"
 "                in a new random order each repetition, plus an A/A control\n"
 "                (the baseline again as a separate instance); print per mode\n"
@@ -222,10 +226,12 @@ static void add_mode(struct opts *o, const char *arg)
 		if (!fl_knob_is_user(&m->knobs, i))
 			continue;
 		if (m->ops->user_spin == FL_USPIN_NEVER)
-			bad_arg("-m (user_spin, user_spin_woken: futex_lock and adaptive only)", arg);
-		/* the woken mark matters only where the lock spins */
+			bad_arg("-m (user_spin, user_spin_woken, user_spin_backoff: futex_lock and adaptive only)", arg);
+		/* the woken mark and the back-off matter only where the lock spins */
 		if (!strcmp(m->knobs.name[i], "user_spin_woken") && !spin)
 			bad_arg("-m (user_spin_woken: only where the lock spins; futex_lock needs user_spin=1)", arg);
+		if (!strcmp(m->knobs.name[i], "user_spin_backoff") && !spin)
+			bad_arg("-m (user_spin_backoff: only where the lock spins; futex_lock needs user_spin=1)", arg);
 	}
 	strcpy(m->label, arg);
 	o->nmodes++;
@@ -518,12 +524,13 @@ static void print_user_spin(const struct fl_bench_result *r)
 
 	printf("user spin: %s, limit %u iterations (futex(2) round trip %.0f ns / %.1f ns per iteration); %" PRIu64
 	       " spins, %" PRIu64 " took the lock (%.2f%%), %" PRIu64 " left it to the kernel, %.1f reads per spin; %"
-	       PRIu64 " skipped (woken mark, honoured: %s)\n",
+	       PRIu64 " skipped (woken mark, honoured: %s); %" PRIu64 " backed off (back-off: %s)\n",
 	       r->user_spin_limit ? "on" : "off", cal->limit,
 	       cal->syscall_ns, cal->iter_ns, t->user_spins, t->user_spin_acquired,
 	       fl_pct(t->user_spin_acquired, t->user_spins), t->user_spin_to_kernel,
 	       t->user_spins ? (double)t->user_spin_iters / (double)t->user_spins : 0.0,
-	       t->user_spin_skipped, r->user_spin_woken ? "yes" : "no");
+	       t->user_spin_skipped, r->user_spin_woken ? "yes" : "no",
+	       t->user_spin_backed_off, r->user_spin_backoff ? "on" : "off");
 }
 
 static void print_latency(const struct opts *o, const struct fl_bench_result *r)
@@ -782,10 +789,12 @@ static void json_run(const struct opts *o, const struct run *run,
 		json_num(cal->iter_ns);
 		fprintf(jout, ", \"spins\": %" PRIu64 ", \"acquired\": %" PRIu64
 			", \"to_kernel\": %" PRIu64 ", \"iterations\": %" PRIu64
-			", \"skipped\": %" PRIu64 ", \"woken_mark_honoured\": %s}",
+			", \"skipped\": %" PRIu64 ", \"woken_mark_honoured\": %s"
+			", \"backed_off\": %" PRIu64 ", \"backoff\": %s}",
 			r->total.user_spins, r->total.user_spin_acquired,
 			r->total.user_spin_to_kernel, r->total.user_spin_iters,
-			r->total.user_spin_skipped, r->user_spin_woken ? "true" : "false");
+			r->total.user_spin_skipped, r->user_spin_woken ? "true" : "false",
+			r->total.user_spin_backed_off, r->user_spin_backoff ? "true" : "false");
 	}
 	fprintf(jout, ",\n%s \"user_s\": ", ind);
 	json_num(r->user_s);

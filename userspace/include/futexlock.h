@@ -165,6 +165,9 @@ struct fl_counters {
 	/* slow locks that did not spin: the lock's woken mark was set
 	 * (fl_woken_marked()) */
 	uint64_t user_spin_skipped;
+	/* ... or the back-off skipped the spin (knob user_spin_backoff,
+	 * fl_uspin_backoff_spin()) */
+	uint64_t user_spin_backed_off;
 };
 
 struct fl_lock;
@@ -196,6 +199,8 @@ struct fl_lock {
 	pthread_mutex_t mutex;
 	const struct fl_lock_ops *ops;
 	int futex_private;	/* FUTEX_PRIVATE_FLAG, or 0 for shared (-S) */
+	_Atomic uint32_t uspin_hist;	/* the user spin's back-off history
+					 * (knob user_spin_backoff) */
 };
 
 /* the lock spins in user space (or may, by the knob): not in --perf-loop,
@@ -507,6 +512,12 @@ extern _Atomic int fl_user_spin_knob;	/* fl_user_spin_get(), inline */
 void fl_user_spin_woken_set(int on);
 int fl_user_spin_woken_get(void);
 bool fl_user_spin_woken(void);	/* the mark is honoured now */
+/* the knob user_spin_backoff: the user spin backs off on a lock whose
+ * spins keep failing (1; the preload's default) or not (0, futex_lock's
+ * default, the runs published before it existed); -1 restores that */
+void fl_user_spin_backoff_set(int on);
+int fl_user_spin_backoff_get(void);
+bool fl_user_spin_backoff(void);	/* the back-off is on now */
 
 /* Spin iterations before sleeping in waitwake-spin / yielding in spin. */
 #define FL_SPIN_LIMIT 100
@@ -673,7 +684,7 @@ void fl_kstats_delta(const struct fl_kstats *before,
 
 /* ---- spin-policy knobs (debugfs of the patched kernel, lib/knobs.c) ----- */
 #define FL_KNOB_DIR "/sys/kernel/debug/futex_lock"
-#define FL_KNOBS_MAX 12		/* the allowed knobs, each at most once */
+#define FL_KNOBS_MAX 13		/* the allowed knobs, each at most once */
 /*
  * Knob settings, "name=value[,name=value...]": spin_check_runnable,
  * spin_calibrate, spin_backoff, spin_check_waiters, spin_check_overload,
@@ -743,6 +754,7 @@ struct fl_bench_result {
 	 * fl_user_spin_limit() in force during the run, 0 while off */
 	uint32_t user_spin_limit;
 	bool user_spin_woken;		/* spinning, and honouring the woken mark */
+	bool user_spin_backoff;		/* spinning, and backing off */
 	double elapsed_s;		/* first thread start -> last thread end */
 	double user_s, sys_s;		/* summed RUSAGE_THREAD of the workers */
 	double cpu_s;			/* summed CLOCK_THREAD_CPUTIME_ID (exact) */

@@ -290,6 +290,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 	if (fl_user_spin_applies(cfg->ops, cfg->perf_loop)) {
 		res->user_spin_limit = fl_user_spin_limit(cfg->ops->user_spin == FL_USPIN_ON);
 		res->user_spin_woken = res->user_spin_limit && fl_user_spin_woken();
+		res->user_spin_backoff = res->user_spin_limit && fl_user_spin_backoff();
 	}
 	fl_hist_init(&res->lat);
 	if (!cfg->threads || (!cfg->iterations && !(cfg->duration_s > 0)) ||
@@ -396,6 +397,7 @@ int fl_bench_run(const struct fl_bench_cfg *cfg, struct fl_bench_result *res)
 			res->total.user_spin_to_kernel += x->c.user_spin_to_kernel;
 			res->total.user_spin_iters += x->c.user_spin_iters;
 			res->total.user_spin_skipped += x->c.user_spin_skipped;
+			res->total.user_spin_backed_off += x->c.user_spin_backed_off;
 			res->user_s += x->user_s;
 			res->sys_s += x->sys_s;
 			res->cpu_s += x->cpu_s;

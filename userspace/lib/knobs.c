@@ -18,12 +18,13 @@
 #include <string.h>
 
 /*
- * The allowlist: booleans take 0 or 1.  user_spin and user_spin_woken
- * are this library's settings, not kernel files: the user-space spin of
- * futex_lock and adaptive (lib/userspin.c; on by default for adaptive
- * only) and whether it honours the woken mark (futexlock.h; by default),
- * set in this process around the run like the others (get/set); they
- * need no debugfs.
+ * The allowlist: booleans take 0 or 1.  user_spin, user_spin_woken and
+ * user_spin_backoff are this library's settings, not kernel files: the
+ * user-space spin of futex_lock and adaptive (lib/userspin.c; on by
+ * default for adaptive only), whether it honours the woken mark
+ * (futexlock.h; by default) and whether it backs off on a lock whose
+ * spins keep failing (futexlock.h; not by default), set in this process
+ * around the run like the others (get/set); they need no debugfs.
  */
 static const struct {
 	const char *name;
@@ -43,6 +44,7 @@ static const struct {
 	{ "handoff_threshold", UINT32_MAX, NULL, NULL },
 	{ "user_spin", 1, fl_user_spin_get, fl_user_spin_set },
 	{ "user_spin_woken", 1, fl_user_spin_woken_get, fl_user_spin_woken_set },
+	{ "user_spin_backoff", 1, fl_user_spin_backoff_get, fl_user_spin_backoff_set },
 };
 #define NDEFS (sizeof(knob_defs) / sizeof(knob_defs[0]))
 _Static_assert(NDEFS == FL_KNOBS_MAX, "one slot per allowed knob");

@@ -33,6 +33,7 @@ static int word_init(struct fl_lock *l)
 {
 	atomic_store_explicit(&l->word, 0, memory_order_relaxed);
 	atomic_store_explicit(&l->woken, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->uspin_hist, 0, memory_order_relaxed);
 	return 0;
 }
 
@@ -134,8 +135,10 @@ void fl_tid_unlock_slow(struct fl_lock *l, struct fl_counters *c, uint32_t tid,
  * the user-space spin is on for this lock (adaptive by default, futex_lock
  * with the knob user_spin=1; lib/userspin.c), fl_user_spin() for at most
  * one kernel round trip unless the lock carries the woken mark
- * (fl_woken_mark(): a waiter woken by FUTEX_UNLOCK may be on its way),
- * then the lock op, after which the mark is cleared.  The perf-loop engine runs the
+ * (fl_woken_mark(): a waiter woken by FUTEX_UNLOCK may be on its way) or,
+ * with the knob user_spin_backoff=1, the lock's recent spins kept failing
+ * (the preload's back-off, futexlock.h), then the lock op, after which
+ * the mark is cleared.  The perf-loop engine runs the
  * fast path and the op only (perf's loop).
  */
 static int tid_spin_init(struct fl_lock *l)
@@ -148,6 +151,7 @@ static void tid_lock_spin_slow(struct fl_lock *l, struct fl_counters *c,
 			       uint32_t tid, int op, bool dflt)
 {
 	uint32_t limit = fl_user_spin_limit(dflt), budget = limit;
+	bool backoff = fl_user_spin_backoff();
 	int r;
 
 	if (!limit) {
@@ -158,10 +162,14 @@ static void tid_lock_spin_slow(struct fl_lock *l, struct fl_counters *c,
 		return;
 	if (fl_woken_marked(&l->woken) && fl_user_spin_woken()) {
 		c->user_spin_skipped++;	/* a woken waiter may be on its way */
+	} else if (backoff && !fl_uspin_backoff_spin(&l->uspin_hist)) {
+		c->user_spin_backed_off++;	/* its recent spins failed */
 	} else {
 		r = fl_user_spin(&l->word, tid, &budget);
 		c->user_spins++;
 		c->user_spin_iters += limit - budget;
+		if (backoff)
+			fl_uspin_backoff_done(&l->uspin_hist, r);
 		if (r == FL_USPIN_TAKEN) {
 			c->user_spin_acquired++;
 			return;

@@ -124,6 +124,23 @@ bool fl_user_spin_woken(void)
 	return fl_user_spin_woken_get() != 0;
 }
 
+static _Atomic int backoff_knob = -1;	/* -1: off (the default here) */
+
+void fl_user_spin_backoff_set(int on)
+{
+	atomic_store_explicit(&backoff_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
+}
+
+int fl_user_spin_backoff_get(void)
+{
+	return atomic_load_explicit(&backoff_knob, memory_order_relaxed);
+}
+
+bool fl_user_spin_backoff(void)
+{
+	return fl_user_spin_backoff_get() > 0;
+}
+
 void fl_user_spin_set(int on)
 {
 	atomic_store_explicit(&fl_user_spin_knob, on < 0 ? -1 : !!on, memory_order_relaxed);

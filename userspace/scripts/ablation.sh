@@ -13,11 +13,12 @@
 # restored after), the user-space spin before the system call switched
 # off (user_spin=0, futex_lock's own switch), the spin without the woken
 # mark (user_spin_woken=0: it spins while a woken waiter may be on its
-# way), all of them off (v4's
+# way), the user spin's back-off switched on (user_spin_backoff=1, the
+# preload's default), all of them off (v4's
 # policy: the fixed spin_max_ns budget, 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
-# it costs.  For the back-off (off by default) the row is the lock with it
-# on: above 1 it would pay.  Repetitions
+# it costs.  For the back-offs (the kernel's and the user spin's, off by
+# default) the row is the lock with it on: above 1 it would pay.  Repetitions
 # go on (--ci-target) until every interval is within FL_ABL_CI percent of
 # its median or FL_ABL_TIME seconds have passed; the A/A row says how wide
 # the noise is and futex_lock's verdicts use it.
@@ -41,7 +42,7 @@ SEED=${FL_ABL_SEED:-}
 
 case ${1:-} in
 -h | --help)
-	sed -n '3,26p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0 ;;
 "") ;;
 *)
@@ -60,6 +61,7 @@ MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=
        -m adaptive@spin_check_overload=0 -m adaptive@spin_check_first_wake=0
        -m adaptive@spin_check_queue=0 -m adaptive@spin_quiet_start=0
        -m adaptive@user_spin=0 -m adaptive@user_spin_woken=0
+       -m adaptive@user_spin_backoff=1
        -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0
        -m futex_lock)
 mkdir -p "$OUT"

@@ -157,13 +157,14 @@ def user_spin_block(c):
         if not u or not r.get("ok"):
             continue
         e = by.setdefault(r["instance"], {"it": 0, "on": set(), "limit": set(), "woken": set(),
-                                          "spins": 0, "acquired": 0, "to_kernel": 0, "iterations": 0,
-                                          "skipped": 0})
+                                          "backoff": set(), "spins": 0, "acquired": 0, "to_kernel": 0,
+                                          "iterations": 0, "skipped": 0, "backed_off": 0})
         e["it"] += r.get("iterations") or 0
         e["on"].add(u.get("on"))
         e["limit"].add(u.get("limit"))
         e["woken"].add(u.get("woken_mark_honoured"))
-        for k in ("spins", "acquired", "to_kernel", "iterations", "skipped"):
+        e["backoff"].add(u.get("backoff"))
+        for k in ("spins", "acquired", "to_kernel", "iterations", "skipped", "backed_off"):
             e[k] += u.get(k) or 0
     out = []
     for inst in sorted(by):
@@ -174,6 +175,10 @@ def user_spin_block(c):
               ", skipped (woken mark) %.4g%s" % (pk(e["skipped"]), "" if e["woken"] == {True}
                                                  else " (mark ignored)" if e["woken"] == {False}
                                                  else " (mark mixed)"))
+        # the back-off (older runs have no such key): shown where it was on
+        if True in e["backoff"]:
+            wm += ", backed off %.4g%s" % (pk(e["backed_off"]), "" if e["backoff"] == {True}
+                                            else " (back-off mixed)")
         out.append("    %-24s user spin %s, limit %s; per 1000 iterations: spins %.4g, took the lock %.4g,"
                    " left to the kernel %.4g, reads %.4g%s" % (
                        inst, "on" if e["on"] == {True} else "off" if e["on"] == {False} else "mixed",

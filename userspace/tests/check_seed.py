@@ -361,7 +361,14 @@ def published(j, have):
                          bool(r.get("error") or r.get("failed")))
 
 
+USAGE = "usage: check_seed.py lockbench|wakebench|queuebench|failed|published JSON HAVE_FUTEX_LOCK(0|1)"
+TOOLS = ("lockbench", "wakebench", "queuebench", "failed", "published")
+
+
 def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in TOOLS or sys.argv[3] not in ("0", "1"):
+        print(USAGE, file=sys.stderr)
+        return 2
     tool, path, have = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
     try:
         j = json.load(open(path))

@@ -185,18 +185,22 @@ check "json_vs_text.py rejects text and JSON of different runs, even with PYTHON
 # is checked (off: no spin; on: a lock syscall implies a spin; each spin
 # that failed made a syscall; reads <= spins x limit).  The run has
 # LSC lock syscalls (JSON).
-# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no [TEXT-SKIPPED]]]
-# (SKIPPED: slow locks that skipped the spin, the woken mark honoured or not)
+# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no [TEXT-SKIPPED [BACKED-OFF [on|off]]]]]
+# (SKIPPED: slow locks that skipped the spin, the woken mark honoured or not;
+# BACKED-OFF: those the back-off skipped, the knob on or off)
 uspin_case() {
 	"$PY" - "$TMP/i500.txt" "$TMP/i500.json" "$TMP/us.txt" "$TMP/us.json" "$@" <<'PYEOF'
 import json, sys
 t, j, ot, oj, on, lim, sp, acq, it, tsp, lsc = sys.argv[1:12]
 skp, wm = (sys.argv[12:] + ["0", "yes" if on == "on" else "no"][len(sys.argv[12:]):])[:2]
 tskp = sys.argv[14] if len(sys.argv) > 14 else skp
+bo = sys.argv[15] if len(sys.argv) > 15 else "0"
+bon = sys.argv[16] if len(sys.argv) > 16 else "off"
 txt = open(t).read().replace("mode: waitwake;", "mode: adaptive;")
 line = ("user spin: %s, limit %s iterations (futex(2) round trip 81 ns / 11.7 ns per iteration); "
         "%s spins, %s took the lock (0.00%%), 0 left it to the kernel, 1.0 reads per spin; "
-        "%s skipped (woken mark, honoured: %s)\n" % (on, lim, tsp, acq, tskp, wm))
+        "%s skipped (woken mark, honoured: %s); %s backed off (back-off: %s)\n"
+        % (on, lim, tsp, acq, tskp, wm, bo, bon))
 d = json.load(open(j))
 for r in d["runs"]:
     txt = txt.replace("lock syscalls: %d (" % r["lock_syscalls"], "lock syscalls: %s (" % lsc, 1)
@@ -204,7 +208,8 @@ for r in d["runs"]:
     r["lock_syscalls"] = int(lsc)
     r["user_spin"] = {"on": on == "on", "limit": int(lim), "syscall_ns": 81.2, "iter_ns": 11.71,
                       "spins": int(sp), "acquired": int(acq), "to_kernel": 0, "iterations": int(it),
-                      "skipped": int(skp), "woken_mark_honoured": wm == "yes"}
+                      "skipped": int(skp), "woken_mark_honoured": wm == "yes",
+                      "backed_off": int(bo), "backoff": bon == "on"}
 txt = txt.replace("mode: adaptive;", line + "mode: adaptive;", 1)
 open(ot, "w").write(txt)
 json.dump(d, open(oj, "w"))
@@ -227,6 +232,10 @@ check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin wh
 	      [ "$(uspin_rc off 7 0 0 0 0 5 2)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 no)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 4 30 10 8 3)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 yes 2)" = 1 ] &&
 	      [ "$(uspin_rc off 7 0 0 0 0 5 0 yes)" = 1 ]'
+check "json_vs_text.py: the user spin's back-off count equals its JSON; it rejects a back-off while off or while the spin is off, back-offs without a syscall" \
+	eval '[ "$(uspin_rc on 7 10 4 30 10 9 0 yes 0 3 on)" = 0 ] && [ "$(uspin_rc on 7 10 4 30 10 9 0 yes 0 3 off)" = 1 ] &&
+	      [ "$(uspin_rc on 7 10 4 30 10 8 0 yes 0 3 on)" = 1 ] && [ "$(uspin_rc off 7 0 0 0 0 5 0 no 0 0 on)" = 1 ] &&
+	      [ "$(uspin_rc on 7 0 0 0 0 5 0 yes 0 5 on)" = 0 ]'
 
 # --- kernel stats: a fake debugfs file whose values change during the run.
 # The file is a FIFO, so each of the run's two readings (before and after)
@@ -298,6 +307,10 @@ bad -m pthread@user_spin_woken=0
 bad -m adaptive@user_spin_woken=2
 bad -m futex_lock@user_spin_woken=0
 bad -m adaptive@user_spin=0,user_spin_woken=0
+bad -m pthread@user_spin_backoff=1
+bad -m adaptive@user_spin_backoff=2
+bad -m futex_lock@user_spin_backoff=1
+bad -m adaptive@user_spin=0,user_spin_backoff=1
 bad -m nosuchlock@spin_backoff=1
 bad --compare --baseline pthread@spin_backoff=0
 KD=$TMP/knobs
@@ -388,7 +401,8 @@ check "--help documents -m MODE@KNOB=VALUE, the knobs, and that it needs root an
 	eval 'grep -qF -- "-m MODE@KNOB=VALUE[,KNOB=VALUE...]" <<<"$out" &&
 	      grep -q "spin_check_runnable" <<<"$out" && grep -q "Needs root and the patched" <<<"$out" &&
 	      grep -q "user_spin (0 or 1)" <<<"$out" &&
-	      grep -q "user_spin_woken (0 or 1, default 1)" <<<"$out" && grep -q "modes refuse both" <<<"$out"'
+	      grep -q "user_spin_woken (0 or 1, default 1)" <<<"$out" &&
+	      grep -q "user_spin_backoff (0 or 1, default 0)" <<<"$out" && grep -q "modes refuse all three" <<<"$out"'
 
 # --- negative control: the engine's exclusion check catches a lock that
 # excludes nobody at -d 0 (the owner word, struct fl_owner).  Time-bounded, so
@@ -871,7 +885,7 @@ abl_check() {
 	cat >"$d/fl" <<EOF
 #!/bin/bash
 a=()
-for x in "\$@"; do x=\${x//user_spin_woken=0/spin_max_ns=100000}; x=\${x//user_spin=0/handoff_threshold=4}; x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
+for x in "\$@"; do x=\${x//user_spin_woken=0/spin_max_ns=100000}; x=\${x//user_spin_backoff=1/spin_check_queue=1}; x=\${x//user_spin=0/handoff_threshold=4}; x=\${x//adaptive/pthread}; a+=("\${x/#futex_lock/waitwake}"); done
 exec "$PWD/$FL" "\${a[@]}"
 EOF
 	chmod +x "$d/fl"

@@ -93,29 +93,35 @@ def check(txt_path, js_path, want_runs, want_iter):
         if us:
             m = re.match(r"user spin: (on|off), limit (\d+) iterations \(futex\(2\) round trip (\d+) ns / ([\d.]+) ns"
                          r" per iteration\); (\d+) spins, (\d+) took the lock \([\d.]+%\), (\d+) left it to the kernel,"
-                         r" [\d.]+ reads per spin; (\d+) skipped \(woken mark, honoured: (yes|no)\)$",
+                         r" [\d.]+ reads per spin; (\d+) skipped \(woken mark, honoured: (yes|no)\);"
+                         r" (\d+) backed off \(back-off: (on|off)\)$",
                          line.group(0))
             need(m is not None, "user spin line", line.group(0))
-            on, lim, sns, ins, sp, acq, tok, skp, wm = m.groups()
+            on, lim, sns, ins, sp, acq, tok, skp, wm, bo, bon = m.groups()
             need((on == "on") == us["on"] and int(lim) == us["limit"] and int(sp) == us["spins"]
                  and int(acq) == us["acquired"] and int(tok) == us["to_kernel"]
                  and int(skp) == us["skipped"] and (wm == "yes") == us["woken_mark_honoured"]
+                 and int(bo) == us["backed_off"] and (bon == "on") == us["backoff"]
                  and close(float(sns), us["syscall_ns"], 0.5)
                  and close(float(ins), us["iter_ns"], 0.05), "user spin", line.group(0), us)
             # what holds of any run: off, no spin and no skip; on, every
             # slow lock spun first or skipped the spin (the woken mark,
-            # only while honoured), so a lock syscall means one of them;
-            # each spin that did not take the lock and each skip made a
-            # syscall; a spin reads at most the limit
+            # only while honoured; the back-off, only while on), so a
+            # lock syscall means one of them; each spin that did not take
+            # the lock and each skip made a syscall; a spin reads at most
+            # the limit
             ls = r["lock_syscalls"]
-            need(us["on"] or us["spins"] + us["skipped"] == 0, "user spin off but", us["spins"],
-                 "spins", us["skipped"], "skipped")
+            skips = us["skipped"] + us["backed_off"]
+            need(us["on"] or us["spins"] + skips == 0, "user spin off but", us["spins"],
+                 "spins", skips, "skipped")
             need(us["woken_mark_honoured"] or us["skipped"] == 0, "woken mark ignored but", us["skipped"], "skipped")
-            need(us["on"] or not us["woken_mark_honoured"], "user spin off but the woken mark honoured")
-            need(not us["on"] or ls == 0 or us["spins"] + us["skipped"] > 0, "user spin on,", ls,
+            need(us["backoff"] or us["backed_off"] == 0, "back-off off but", us["backed_off"], "backed off")
+            need(us["on"] or not (us["woken_mark_honoured"] or us["backoff"]),
+                 "user spin off but the woken mark honoured or the back-off on")
+            need(not us["on"] or ls == 0 or us["spins"] + skips > 0, "user spin on,", ls,
                  "lock syscalls but no spin and no skip")
             need(1 <= us["limit"] <= 4096 and us["acquired"] + us["to_kernel"] <= us["spins"]
-                 and ls >= us["spins"] - us["acquired"] + us["skipped"]
+                 and ls >= us["spins"] - us["acquired"] + skips
                  and us["iterations"] <= us["spins"] * us["limit"], "user spin counts", us, ls)
         need(int(g(r"protected counter (\d+)")) == r["protected_counter"], "protected counter")
         need(r["mutex_ok"] is True, "mutex_ok false")

@@ -847,6 +847,82 @@ static int test_woken_mark(bool require)
 	return 0;
 }
 
+/*
+ * One contended lock of an adaptive lock whose back-off history is hist0:
+ * the main thread holds the lock (fast path: no mark) until the worker
+ * has asked to sleep (FUTEX_WAITERS), so a spin by the worker runs out of
+ * budget (FL_USPIN_SPENT).  *hist1: the history after it.
+ */
+static bool backoff_round(uint32_t hist0, struct thr *t, uint32_t *hist1)
+{
+	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
+	struct fl_counters mc = { 0 };
+	bool ok;
+
+	memset(sh, 0, sizeof(*sh));
+	memset(t, 0, sizeof(*t));
+	fl_lock_init(&sh->lock, fl_lock_find("adaptive"));
+	pthread_barrier_init(&sh->barrier, NULL, 2);
+	fl_lock(&sh->lock, &mc);
+	atomic_store(&sh->lock.uspin_hist, hist0);
+	t->sh = sh;
+	ok = !pthread_create(&t->th, NULL, contend_worker, t);
+	if (ok) {
+		uint64_t end = fl_now_ns() + 60 * 1000000000ull;	/* a hang guard */
+
+		pthread_barrier_wait(&sh->barrier);
+		while (ok && !(atomic_load(&sh->lock.word) & FUTEX_WAITERS)) {
+			ok = fl_now_ns() < end;
+			fl_poll_pause();
+		}
+	}
+	fl_unlock(&sh->lock, &mc);
+	if (t->th)
+		pthread_join(t->th, NULL);
+	pthread_barrier_destroy(&sh->barrier);
+	*hist1 = atomic_load(&sh->lock.uspin_hist);
+	ok = ok && sh->counter == 1;
+	fl_lock_destroy(&sh->lock);
+	free(sh);
+	return ok;
+}
+
+/*
+ * The knob user_spin_backoff (the back-off tested above, in a lock): on, a
+ * lock with a skip left does not spin and uses the skip up; a spin that
+ * runs out of budget raises the level; off (the default here), the lock
+ * spins and its history stays as it was.
+ */
+static int test_user_spin_backoff_knob(bool require)
+{
+	const uint32_t skip1 = (FL_USPIN_BACKOFF_AFTER + 1) << 16 | 1;
+	struct thr on_skip, on_fail, off;
+	uint32_t h[3];
+	bool ok;
+
+	if (!fl_lock_available(fl_lock_find("adaptive")))
+		return no_futex_lock(require, "user spin back-off");
+	fl_user_spin_backoff_set(1);
+	ok = backoff_round(skip1, &on_skip, &h[0]);
+	ok = backoff_round(0, &on_fail, &h[1]) && ok;
+	fl_user_spin_backoff_set(-1);
+	ok = backoff_round(skip1, &off, &h[2]) && ok;
+	snprintf(msg_buf, sizeof(msg_buf),
+		 "on, a skip left: spins %" PRIu64 ", backed off %" PRIu64 ", history 0x%x -> 0x%x; "
+		 "on, none: spins %" PRIu64 ", backed off %" PRIu64 ", history 0 -> 0x%x; "
+		 "off: spins %" PRIu64 ", backed off %" PRIu64 ", history 0x%x -> 0x%x",
+		 on_skip.c.user_spins, on_skip.c.user_spin_backed_off, skip1, h[0],
+		 on_fail.c.user_spins, on_fail.c.user_spin_backed_off, h[1],
+		 off.c.user_spins, off.c.user_spin_backed_off, skip1, h[2]);
+	tap(ok && on_skip.c.user_spins == 0 && on_skip.c.user_spin_backed_off == 1 &&
+	    h[0] == skip1 - 1 && on_fail.c.user_spins == 1 && on_fail.c.user_spin_backed_off == 0 &&
+	    h[1] == 1u << 16 && off.c.user_spins == 1 && off.c.user_spin_backed_off == 0 &&
+	    h[2] == skip1 && fl_user_spin_backoff_get() == -1,
+	    "%s: on, a lock with a skip left backs off and uses it; a spin that runs out raises the level; off, the lock spins and keeps its history",
+	    "user spin back-off", msg_buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct fl_lock_ops *sel[32];
@@ -880,7 +956,7 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 17;	/* of the 17, 3 are the first lock, one per TID mode */
+	ntests = nsel * 3 + 18;	/* of the 18, 3 are the first lock, one per TID mode */
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
@@ -891,6 +967,7 @@ int main(int argc, char **argv)
 	skips += test_first_lock_empty_tid_cache(require);
 	test_user_spin();
 	skips += test_woken_mark(require);
+	skips += test_user_spin_backoff_knob(require);
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];

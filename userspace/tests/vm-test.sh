@@ -86,12 +86,13 @@ check "--json-file of both runs parses and equals the text" \
 # adaptive, on for futex_lock; json_vs_text.py checks text = JSON and
 # that off spins never and on spins before every lock syscall
 out=$("$FL" -m adaptive@user_spin=0 -m futex_lock@user_spin=1 -m adaptive@user_spin_woken=0 \
+	-m adaptive@user_spin_backoff=1 \
 	-t 2 -d 1000 -w 1000 -i "$N" --json-file "$TMP/us.json" 2>&1); rc=$?
 printf '%s\n' "$out" >"$TMP/us.txt"
-check "futex_lock -m adaptive@user_spin=0 -m futex_lock@user_spin=1 -m adaptive@user_spin_woken=0: exit 0, spin off and on, the woken mark ignored, text = JSON, the spin's invariants" \
-	eval '[ $rc -eq 0 ] && grep -q "^user spin: off," <<<"$out" && grep -q "^user spin: on,.*honoured: yes)" <<<"$out" &&
-	      grep -q "^user spin: on,.*honoured: no)" <<<"$out" &&
-	      "$PY" "$U/tests/json_vs_text.py" "$TMP/us.txt" "$TMP/us.json" 3 "$N"'
+check "futex_lock -m adaptive@user_spin=0 -m futex_lock@user_spin=1 -m adaptive@user_spin_woken=0 -m adaptive@user_spin_backoff=1: exit 0, spin off and on, the woken mark ignored, the back-off on, text = JSON, the spin's invariants" \
+	eval '[ $rc -eq 0 ] && grep -q "^user spin: off," <<<"$out" && grep -q "^user spin: on,.*honoured: yes); .*(back-off: off)" <<<"$out" &&
+	      grep -q "^user spin: on,.*honoured: no)" <<<"$out" && grep -q "^user spin: on,.*(back-off: on)$" <<<"$out" &&
+	      "$PY" "$U/tests/json_vs_text.py" "$TMP/us.txt" "$TMP/us.json" 4 "$N"'
 
 # every lock, FUTEX_LOCK modes required now (no process substitution:
 # the guest has no /dev/fd)
