@@ -3397,8 +3397,10 @@ static void *streak_signaller(void *arg)
  *   be (a fault that sleeps and then finds a signal pending returns
  *   without being counted at all).
  * Base kernel, lock_sigprof, standalone: 26 failures in 40 runs before
- * (adaptive_sigprof 27 in 40); with mlockall() 1 in 40, not kept in
- * detail (open), and 0 in 400 on the kernel with the debugging patch.
+ * (adaptive_sigprof 27 in 40); with mlockall() 1 in 40, twice (0 in 400
+ * on the kernel with the debugging patch).  Open: that failure's worst
+ * call slept 7 times with 1 signal and no page fault, which neither
+ * cause explains.
  *
  * On PREEMPT_RT a contended hb->lock sleeps, which is counted as a
  * voluntary context switch: the count would read such sleeps as losses.
