@@ -202,6 +202,10 @@ struct fl_lock {
 	_Atomic uint32_t uspin_hist;	/* the user spin's back-off history
 					 * (knob user_spin_backoff) */
 };
+#ifdef __x86_64__
+/* one line, the history on the word's (as the preload has it) */
+_Static_assert(sizeof(struct fl_lock) == FL_CACHELINE, "struct fl_lock is one cache line");
+#endif
 
 /* the lock spins in user space (or may, by the knob): not in --perf-loop,
  * which runs perf's loop, the fast path and the op only */
@@ -691,8 +695,9 @@ void fl_kstats_delta(const struct fl_kstats *before,
  * spin_check_first_wake, spin_check_queue, spin_quiet_start (booleans:
  * 0 or 1),
  * spin_max_ns (u64), handoff_threshold (u32); values in decimal.
- * user_spin and user_spin_woken (0 or 1) are no kernel files:
- * fl_user_spin_set() and fl_user_spin_woken_set() of this process.
+ * user_spin, user_spin_woken and user_spin_backoff (0 or 1) are no
+ * kernel files: fl_user_spin_set(), fl_user_spin_woken_set() and
+ * fl_user_spin_backoff_set() of this process.
  */
 struct fl_knobs {
 	int n;
@@ -704,7 +709,8 @@ struct fl_knobs {
 const char *fl_knob_dir(void);
 /* 0, or -1: unknown knob, one twice, bad value, malformed list */
 int fl_knobs_parse(const char *list, struct fl_knobs *k);
-/* knob i of k is this process's setting (user_spin, user_spin_woken) */
+/* knob i of k is this process's setting (user_spin, user_spin_woken,
+ * user_spin_backoff) */
 bool fl_knob_is_user(const struct fl_knobs *k, int i);
 /*
  * Per knob: save the file's content, write the value, read it back (a

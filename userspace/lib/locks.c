@@ -151,13 +151,14 @@ static void tid_lock_spin_slow(struct fl_lock *l, struct fl_counters *c,
 			       uint32_t tid, int op, bool dflt)
 {
 	uint32_t limit = fl_user_spin_limit(dflt), budget = limit;
-	bool backoff = fl_user_spin_backoff();
+	bool backoff;
 	int r;
 
 	if (!limit) {
 		fl_tid_lock_slow(l, c, tid, op);
 		return;
 	}
+	backoff = fl_user_spin_backoff();
 	if (tid_resolve_and_try(l, &tid))
 		return;
 	if (fl_woken_marked(&l->woken) && fl_user_spin_woken()) {

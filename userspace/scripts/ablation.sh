@@ -42,7 +42,7 @@ SEED=${FL_ABL_SEED:-}
 
 case ${1:-} in
 -h | --help)
-	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '3,/^# Exit:/p' "$0" | sed 's/^# \{0,1\}//'
 	exit 0 ;;
 "") ;;
 *)

@@ -179,7 +179,7 @@ def user_spin_block(c):
         if True in e["backoff"]:
             wm += ", backed off %.4g%s" % (pk(e["backed_off"]), "" if e["backoff"] == {True}
                                             else " (back-off mixed)")
-        out.append("    %-24s user spin %s, limit %s; per 1000 iterations: spins %.4g, took the lock %.4g,"
+        out.append("    %-28s user spin %s, limit %s; per 1000 iterations: spins %.4g, took the lock %.4g,"
                    " left to the kernel %.4g, reads %.4g%s" % (
                        inst, "on" if e["on"] == {True} else "off" if e["on"] == {False} else "mixed",
                        "/".join(str(x) for x in sorted(e["limit"])), pk(e["spins"]), pk(e["acquired"]),

@@ -185,7 +185,7 @@ check "json_vs_text.py rejects text and JSON of different runs, even with PYTHON
 # is checked (off: no spin; on: a lock syscall implies a spin; each spin
 # that failed made a syscall; reads <= spins x limit).  The run has
 # LSC lock syscalls (JSON).
-# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no [TEXT-SKIPPED [BACKED-OFF [on|off]]]]]
+# uspin_case on|off LIMIT SPINS ACQUIRED ITERATIONS TEXT-SPINS LSC [SKIPPED [yes|no [TEXT-SKIPPED [BACKED-OFF [on|off [TEXT-BACKED-OFF]]]]]]
 # (SKIPPED: slow locks that skipped the spin, the woken mark honoured or not;
 # BACKED-OFF: those the back-off skipped, the knob on or off)
 uspin_case() {
@@ -196,11 +196,12 @@ skp, wm = (sys.argv[12:] + ["0", "yes" if on == "on" else "no"][len(sys.argv[12:
 tskp = sys.argv[14] if len(sys.argv) > 14 else skp
 bo = sys.argv[15] if len(sys.argv) > 15 else "0"
 bon = sys.argv[16] if len(sys.argv) > 16 else "off"
+tbo = sys.argv[17] if len(sys.argv) > 17 else bo
 txt = open(t).read().replace("mode: waitwake;", "mode: adaptive;")
 line = ("user spin: %s, limit %s iterations (futex(2) round trip 81 ns / 11.7 ns per iteration); "
         "%s spins, %s took the lock (0.00%%), 0 left it to the kernel, 1.0 reads per spin; "
         "%s skipped (woken mark, honoured: %s); %s backed off (back-off: %s)\n"
-        % (on, lim, tsp, acq, tskp, wm, bo, bon))
+        % (on, lim, tsp, acq, tskp, wm, tbo, bon))
 d = json.load(open(j))
 for r in d["runs"]:
     txt = txt.replace("lock syscalls: %d (" % r["lock_syscalls"], "lock syscalls: %s (" % lsc, 1)
@@ -232,10 +233,12 @@ check "json_vs_text.py: the user spin line equals its JSON; it rejects a spin wh
 	      [ "$(uspin_rc off 7 0 0 0 0 5 2)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 no)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 4 30 10 8 3)" = 1 ] && [ "$(uspin_rc on 7 10 4 30 10 9 3 yes 2)" = 1 ] &&
 	      [ "$(uspin_rc off 7 0 0 0 0 5 0 yes)" = 1 ]'
-check "json_vs_text.py: the user spin's back-off count equals its JSON; it rejects a back-off while off or while the spin is off, back-offs without a syscall" \
+check "json_vs_text.py: the user spin's back-off count equals its JSON; it rejects a text count that differs, a back-off while off or while the spin is off, back-offs without a syscall, back-offs before 4 spins ran out" \
 	eval '[ "$(uspin_rc on 7 10 4 30 10 9 0 yes 0 3 on)" = 0 ] && [ "$(uspin_rc on 7 10 4 30 10 9 0 yes 0 3 off)" = 1 ] &&
 	      [ "$(uspin_rc on 7 10 4 30 10 8 0 yes 0 3 on)" = 1 ] && [ "$(uspin_rc off 7 0 0 0 0 5 0 no 0 0 on)" = 1 ] &&
-	      [ "$(uspin_rc on 7 0 0 0 0 5 0 yes 0 5 on)" = 0 ]'
+	      [ "$(uspin_rc on 7 10 4 30 10 9 0 yes 0 3 on 2)" = 1 ] &&
+	      [ "$(uspin_rc on 7 0 0 0 0 5 0 yes 0 5 on)" = 1 ] && [ "$(uspin_rc on 7 7 4 21 7 8 0 yes 0 5 on)" = 1 ] &&
+	      [ "$(uspin_rc on 7 8 4 24 8 9 0 yes 0 5 on)" = 0 ]'
 
 # --- kernel stats: a fake debugfs file whose values change during the run.
 # The file is a FIFO, so each of the run's two readings (before and after)
@@ -594,6 +597,11 @@ j = json.load(open(sys.argv[1]))
 j["git_commit"] = j["git_commit"].replace("-dirty", "")
 json.dump(j, open(sys.argv[2], "w"))
 EOF
+check "check_seed.py: no arguments, an unknown check or a bad HAVE_FUTEX_LOCK exit 2 with usage" \
+	eval '{ "$PY" tests/check_seed.py 2>/dev/null; [ $? -eq 2 ]; } &&
+	      { "$PY" tests/check_seed.py nosuch x.json 1 2>/dev/null; [ $? -eq 2 ]; } &&
+	      { "$PY" tests/check_seed.py published x.json 2 2>"$TMP/cs-usage"; [ $? -eq 2 ]; } &&
+	      grep -q "^usage: check_seed.py" "$TMP/cs-usage"'
 apps_json_ok() {
 	[ $rc -eq 0 ] && "$PY" tests/check_seed.py published "$TMP/apps-clean.json" 1 >"$TMP/cs.out" &&
 	"$PY" - "$TMP/apps.json" <<'EOF'
@@ -892,7 +900,7 @@ EOF
 	FUTEXLOCK_KNOB_DIR=$kd FL_ABL_FL=$d/fl FL_ABL_OUT=$d/out FL_ABL_CELLS=1:0:0 \
 		FL_ABL_REPEAT=2 FL_ABL_DURATION=0.01 FL_ABL_TIME=1 \
 		scripts/ablation.sh >"$d/log" 2>&1 || { sed 's/^/# /' "$d/log" | head -5; return 1; }
-	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 11 ]
+	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 12 ]
 }
 check "make ablation's modes: every instance accepted, one row each (ablation.sh on pthread, fake knobs)" abl_check
 

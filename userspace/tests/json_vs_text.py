@@ -116,6 +116,10 @@ def check(txt_path, js_path, want_runs, want_iter):
                  "spins", skips, "skipped")
             need(us["woken_mark_honoured"] or us["skipped"] == 0, "woken mark ignored but", us["skipped"], "skipped")
             need(us["backoff"] or us["backed_off"] == 0, "back-off off but", us["backed_off"], "backed off")
+            # the history starts empty each run and only a spin that ran
+            # out raises it: a back-off needs 4 such spins first
+            need(us["backed_off"] == 0 or us["spins"] - us["acquired"] - us["to_kernel"] >= 4,
+                 "backed off", us["backed_off"], "with fewer than 4 spins that ran out")
             need(us["on"] or not (us["woken_mark_honoured"] or us["backoff"]),
                  "user spin off but the woken mark honoured or the back-off on")
             need(not us["on"] or ls == 0 or us["spins"] + skips > 0, "user spin on,", ls,

@@ -178,15 +178,20 @@ def put(sub, c):
 # the user spin of three instances (--counters prints it per 1000 iterations)
 c = cell(2, 0, 0, True, (1.30, 1.26, 1.40, "faster"), (1.10, 1.05, 1.20, "faster"))
 c["futex_lock_json"] = "t2-h0-w0.futex_lock.json"
-def us(on, sp, acq, sk, hon):
-    return {"on": on, "limit": 7, "spins": sp, "acquired": acq, "to_kernel": 0,
-            "iterations": 2 * sp, "skipped": sk, "woken_mark_honoured": hon}
+def us(on, sp, acq, sk, hon, bo=None):
+    u = {"on": on, "limit": 7, "spins": sp, "acquired": acq, "to_kernel": 0,
+         "iterations": 2 * sp, "skipped": sk, "woken_mark_honoured": hon}
+    if bo is not None:
+        u.update(backoff=True, backed_off=bo)
+    return u
 json.dump({"runs": [{"instance": "adaptive", "ok": True, "iterations": 1000, "user_spin": us(True, 5, 4, 3, True)},
                     {"instance": "adaptive", "ok": True, "iterations": 1000, "user_spin": us(True, 5, 4, 3, True)},
                     {"instance": "adaptive@user_spin_woken=0", "ok": True, "iterations": 1000,
                      "user_spin": us(True, 8, 6, 0, False)},
                     {"instance": "adaptive@user_spin=0", "ok": True, "iterations": 1000,
                      "user_spin": us(False, 0, 0, 0, False)},
+                    {"instance": "adaptive@user_spin_backoff=1", "ok": True, "iterations": 1000,
+                     "user_spin": us(True, 6, 1, 2, True, 7)},
                     {"instance": "pthread", "ok": True, "iterations": 1000}]},
           open(os.path.join(d, "good", c["futex_lock_json"]), "w"))
 put("good", c)
@@ -260,10 +265,12 @@ counters_ok() {
 	grep -qE '^ +adaptive +user spin on, limit 7; per 1000 iterations: spins 5, took the lock 4, left to the kernel 0, reads 10, skipped \(woken mark\) 3$' "$1" &&
 	grep -qE '^ +adaptive@user_spin_woken=0 +user spin on, .* spins 8, .* skipped \(woken mark\) 0 \(mark ignored\)$' "$1" &&
 	grep -qE '^ +adaptive@user_spin=0 +user spin off, limit 7; per 1000 iterations: spins 0, took the lock 0, left to the kernel 0, reads 0$' "$1" &&
+	grep -qE '^ +adaptive@user_spin_backoff=1 +user spin on, .* spins 6, .* skipped \(woken mark\) 2, backed off 7$' "$1" &&
+	! grep -E '^ +adaptive(@user_spin_woken=0)? +user spin .*backed off' "$1" &&
 	grep -q 'futex_lock per 1000 iterations (2 runs): sleeps 7' "$1" &&
 	grep -q 'did not move here; .*: spin_max_ns 100000$' "$1"
 }
-holds "judge --counters: every counter per mode per 1000 iterations, unmoved values from the stats file, the user spin per instance (skips on the woken mark; the mark ignored)" counters_ok "$J/good.out"
+holds "judge --counters: every counter per mode per 1000 iterations, unmoved values from the stats file, the user spin per instance (skips on the woken mark; the mark ignored; back-offs where it was on)" counters_ok "$J/good.out"
 fails "counters check fails without --counters (input: the mutant's table)" counters_ok "$J/mut.out"
 
 strict() {

@@ -632,7 +632,7 @@ static void test_user_spin_knob(uint32_t limit)
 {
 	struct fl_knobs k;
 	char err[320] = "";
-	int parsed = fl_knobs_parse("user_spin=0", &k), during, after, during1;
+	int parsed = fl_knobs_parse("user_spin=0", &k), during, after, during1, bo;
 	uint32_t lim_during, lim1;
 
 	setenv("FUTEXLOCK_KNOB_DIR", "/nonexistent-knob-dir", 1);	/* no file may be needed */
@@ -650,12 +650,19 @@ static void test_user_spin_knob(uint32_t limit)
 	during1 = fl_user_spin_get();
 	lim1 = fl_user_spin_limit(false);
 	fl_knobs_restore(err, sizeof(err));
+	fl_knobs_parse("user_spin_backoff=1", &k);
+	fl_knobs_apply(&k, err, sizeof(err));
+	bo = fl_user_spin_backoff_get() == 1 && fl_user_spin_backoff();
+	fl_knobs_restore(err, sizeof(err));
 	unsetenv("FUTEXLOCK_KNOB_DIR");
-	snprintf(msg_buf, sizeof(msg_buf), "=0: %d (limit %u), after %d; =1: %d (limit %u), after %d",
-		 during, lim_during, after, during1, lim1, fl_user_spin_get());
+	snprintf(msg_buf, sizeof(msg_buf),
+		 "=0: %d (limit %u), after %d; =1: %d (limit %u), after %d; user_spin_backoff=1: %s, after %d",
+		 during, lim_during, after, during1, lim1, fl_user_spin_get(), bo ? "on" : "not on",
+		 fl_user_spin_backoff_get());
 	tap(during == 0 && lim_during == 0 && after == -1 && during1 == 1 && lim1 == limit &&
-	    fl_user_spin_get() == -1,
-	    "%s: the knob user_spin is set for a run and restored after it", "user spin", msg_buf);
+	    fl_user_spin_get() == -1 && bo && fl_user_spin_backoff_get() == -1 && !fl_user_spin_backoff(),
+	    "%s: the knobs user_spin and user_spin_backoff are set for a run and restored after it",
+	    "user spin", msg_buf);
 }
 
 static void test_user_spin(void)
@@ -915,6 +922,7 @@ static int test_user_spin_backoff_knob(bool require)
 		 on_fail.c.user_spins, on_fail.c.user_spin_backed_off, h[1],
 		 off.c.user_spins, off.c.user_spin_backed_off, skip1, h[2]);
 	tap(ok && on_skip.c.user_spins == 0 && on_skip.c.user_spin_backed_off == 1 &&
+	    on_skip.c.user_spin_skipped == 0 && on_skip.c.lock_syscalls >= 1 &&
 	    h[0] == skip1 - 1 && on_fail.c.user_spins == 1 && on_fail.c.user_spin_backed_off == 0 &&
 	    h[1] == 1u << 16 && off.c.user_spins == 1 && off.c.user_spin_backed_off == 0 &&
 	    h[2] == skip1 && fl_user_spin_backoff_get() == -1,
