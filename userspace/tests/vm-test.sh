@@ -30,6 +30,13 @@ skp() { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $* # SKIP"; }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 comment() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$1"; }
 has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }	# TEXT LINE
+# OUT N: the exclusion check held, or the threads took the lock in turn
+# too seldom to exercise it (fewer than 100 hand-offs: a loaded host runs
+# them one after another), never VIOLATED; test_locks forces contention
+excl_ok() {
+	has_line "$1" "mutual exclusion: ok (protected counter $2)" ||
+		[[ $'\n'$1$'\n' == *$'\n'"mutual exclusion: not exercised (protected counter $2; "*" hand-offs, fewer than 100)"$'\n'* ]]
+}
 
 echo "TAP version 13"
 echo "# kernel $(uname -r)"
@@ -61,8 +68,8 @@ for a in "" "-a"; do
 	check "futex_lock $a -i $N -t 8 exits 0" test $rc -eq 0
 	check "futex_lock $a -i $N -t 8: RFC block, exactly $N lock and unlock calls" \
 		rfc_ok "$out" $adaptive
-	check "futex_lock $a: mutual exclusion (protected counter = $N)" \
-		has_line "$out" "mutual exclusion: ok (protected counter $N)"
+	check "futex_lock $a: mutual exclusion (protected counter = $N; ok, or not exercised on a loaded host)" \
+		excl_ok "$out" "$N"
 	if [ -r /sys/kernel/debug/futex_lock/stats ]; then
 		# values that change: the kernel's own count of this run's
 		# lock/unlock syscalls (debugfs delta) must equal ours
@@ -103,9 +110,8 @@ fold_tap test_locks "$TMP/tl.out" $?
 # RFC thread count, short: 256 threads on a plain lock();unlock() loop
 for a in "" "-a"; do
 	out=$("$FL" $a -i 25600 -d 0 -w 0 2>&1); rc=$?
-	check "futex_lock $a -i 25600 (256 threads, no delays): exact, mutually exclusive" \
-		eval '[ $rc -eq 0 ] && has_line "$out" "lock calls: 25600" &&
-		      has_line "$out" "mutual exclusion: ok (protected counter 25600)"'
+	check "futex_lock $a -i 25600 (256 threads, no delays): exact, mutually exclusive (or not exercised on a loaded host)" \
+		eval '[ $rc -eq 0 ] && has_line "$out" "lock calls: 25600" && excl_ok "$out" 25600'
 done
 
 # --perf-loop (make perfagree): perf bench futex lock's loop on the new ops,
