@@ -3400,7 +3400,11 @@ static void *streak_signaller(void *arg)
  * (adaptive_sigprof 27 in 40); with mlockall() 1 in 40, twice (0 in 400
  * on the kernel with the debugging patch).  Open: that failure's worst
  * call slept 7 times with 1 signal and no page fault, which neither
- * cause explains.
+ * cause explains (debug kernel: lock_sigprof 0 in 40, adaptive_sigprof
+ * 1 in 40, 8 sleeps with 2 signals).  A lead: an unlocker that marks
+ * the waiter as a signal wakes it can deliver its wake_q wake-up after
+ * the waiter restarted and slept again, a spurious wake-up that the
+ * kernel does not count as a loss and this count does.
  *
  * On PREEMPT_RT a contended hb->lock sleeps, which is counted as a
  * voluntary context switch: the count would read such sleeps as losses.
