@@ -228,10 +228,14 @@ static void add_mode(struct opts *o, const char *arg)
 		if (m->ops->user_spin == FL_USPIN_NEVER)
 			bad_arg("-m (user_spin, user_spin_woken, user_spin_backoff: futex_lock and adaptive only)", arg);
 		/* the woken mark and the back-off matter only where the lock spins */
-		if (!strcmp(m->knobs.name[i], "user_spin_woken") && !spin)
-			bad_arg("-m (user_spin_woken: only where the lock spins; futex_lock needs user_spin=1)", arg);
-		if (!strcmp(m->knobs.name[i], "user_spin_backoff") && !spin)
-			bad_arg("-m (user_spin_backoff: only where the lock spins; futex_lock needs user_spin=1)", arg);
+		if (strcmp(m->knobs.name[i], "user_spin") && !spin) {
+			char what[96];
+
+			snprintf(what, sizeof(what),
+				 "-m (%s: only where the lock spins; futex_lock needs user_spin=1)",
+				 m->knobs.name[i]);
+			bad_arg(what, arg);
+		}
 	}
 	strcpy(m->label, arg);
 	o->nmodes++;

@@ -361,13 +361,13 @@ def published(j, have):
                          bool(r.get("error") or r.get("failed")))
 
 
-USAGE = "usage: check_seed.py lockbench|wakebench|queuebench|failed|published JSON HAVE_FUTEX_LOCK(0|1)"
-TOOLS = ("lockbench", "wakebench", "queuebench", "failed", "published")
+CHECKS = {"lockbench": lockbench, "wakebench": wakebench, "queuebench": queuebench,
+          "failed": failed, "published": published}
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in TOOLS or sys.argv[3] not in ("0", "1"):
-        print(USAGE, file=sys.stderr)
+    if len(sys.argv) != 4 or sys.argv[1] not in CHECKS or sys.argv[3] not in ("0", "1"):
+        print("usage: check_seed.py %s JSON HAVE_FUTEX_LOCK(0|1)" % "|".join(CHECKS), file=sys.stderr)
         return 2
     tool, path, have = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
     try:
@@ -376,8 +376,7 @@ def main():
         print("check_seed: %s: %s" % (path, e))
         return 1
     try:
-        {"lockbench": lockbench, "wakebench": wakebench, "queuebench": queuebench,
-         "failed": failed, "published": published}[tool](j, have)
+        CHECKS[tool](j, have)
     except (KeyError, TypeError, IndexError) as e:
         bad.append("malformed: %r" % (e,))
     for b in bad:

@@ -739,7 +739,7 @@ static void test_user_spin(void)
 	test_user_spin_knob(cal->limit);
 }
 
-/* the contender of woken_round(..., direct): the lock op itself, which
+/* the contender of contend_round(..., direct): the lock op itself, which
  * never looks at the mark; it notes the mark once it owns the lock */
 static void *woken_direct_worker(void *arg)
 {
@@ -761,10 +761,13 @@ static void *woken_direct_worker(void *arg)
  * itself if direct) and sets FUTEX_WAITERS to sleep, main notes the mark
  * and unlocks (through FUTEX_UNLOCK).  m[]: the mark after a user-space
  * unlock, while the contender waits, after the round; false if a thread
- * failed or never asked to sleep.
+ * failed or never asked to sleep.  hist, unless NULL: the user spin's
+ * back-off history, set to *hist while main holds the lock (so a spin by
+ * the contender runs out of budget), and read back into it after.
  */
-static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark, bool direct,
-			struct thr *t, uint64_t *main_unlock_sys, uint32_t m[3])
+static bool contend_round(const struct fl_lock_ops *ops, bool hand_mark, bool direct,
+			  uint32_t *hist, struct thr *t, uint64_t *main_unlock_sys,
+			  uint32_t m[3])
 {
 	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
 	struct fl_counters mc = { 0 };
@@ -780,6 +783,8 @@ static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark, bool dire
 	fl_lock(&sh->lock, &mc);
 	if (hand_mark)
 		fl_woken_mark(&sh->lock.woken);
+	if (hist)
+		atomic_store(&sh->lock.uspin_hist, *hist);
 	t->sh = sh;
 	ok = !pthread_create(&t->th, NULL, direct ? woken_direct_worker : contend_worker, t);
 	if (ok) {
@@ -799,6 +804,8 @@ static bool woken_round(const struct fl_lock_ops *ops, bool hand_mark, bool dire
 	pthread_barrier_destroy(&sh->barrier);
 	*main_unlock_sys = mc.unlock_syscalls;
 	m[2] = atomic_load(&sh->lock.woken);
+	if (hist)
+		*hist = atomic_load(&sh->lock.uspin_hist);
 	ok = ok && sh->counter == 1;
 	fl_lock_destroy(&sh->lock);
 	free(sh);
@@ -828,8 +835,8 @@ static int test_woken_mark(bool require)
 			skips += no_futex_lock(require, "woken mark");
 		return skips;
 	}
-	ok = woken_round(ad, false, true, &a, &mus[0], ma);
-	ok = woken_round(fl, false, true, &f, &mus[1], mf) && ok;
+	ok = contend_round(ad, false, true, NULL, &a, &mus[0], ma);
+	ok = contend_round(fl, false, true, NULL, &f, &mus[1], mf) && ok;
 	snprintf(msg_buf, sizeof(msg_buf),
 		 "adaptive: after a user-space unlock %u, seen by the woken %u; futex_lock: %u, %u; unlock syscalls %"
 		 PRIu64 "/%" PRIu64, ma[0], a.seen, mf[0], f.seen, mus[0], mus[1]);
@@ -837,9 +844,9 @@ static int test_woken_mark(bool require)
 	    "%s: FUTEX_UNLOCK of a spinning lock marks it, FUTEX_LOCK's and a user-space unlock do not",
 	    "woken mark", msg_buf);
 
-	ok = woken_round(ad, true, false, &h, &mus[2], mh);
+	ok = contend_round(ad, true, false, NULL, &h, &mus[2], mh);
 	fl_user_spin_woken_set(0);
-	ok = woken_round(ad, true, false, &h0, &mus[3], mh0) && ok;
+	ok = contend_round(ad, true, false, NULL, &h0, &mus[3], mh0) && ok;
 	fl_user_spin_woken_set(-1);
 	snprintf(msg_buf, sizeof(msg_buf),
 		 "marked: spins %" PRIu64 ", skipped %" PRIu64 ", lock syscalls %" PRIu64
@@ -855,46 +862,6 @@ static int test_woken_mark(bool require)
 }
 
 /*
- * One contended lock of an adaptive lock whose back-off history is hist0:
- * the main thread holds the lock (fast path: no mark) until the worker
- * has asked to sleep (FUTEX_WAITERS), so a spin by the worker runs out of
- * budget (FL_USPIN_SPENT).  *hist1: the history after it.
- */
-static bool backoff_round(uint32_t hist0, struct thr *t, uint32_t *hist1)
-{
-	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
-	struct fl_counters mc = { 0 };
-	bool ok;
-
-	memset(sh, 0, sizeof(*sh));
-	memset(t, 0, sizeof(*t));
-	fl_lock_init(&sh->lock, fl_lock_find("adaptive"));
-	pthread_barrier_init(&sh->barrier, NULL, 2);
-	fl_lock(&sh->lock, &mc);
-	atomic_store(&sh->lock.uspin_hist, hist0);
-	t->sh = sh;
-	ok = !pthread_create(&t->th, NULL, contend_worker, t);
-	if (ok) {
-		uint64_t end = fl_now_ns() + 60 * 1000000000ull;	/* a hang guard */
-
-		pthread_barrier_wait(&sh->barrier);
-		while (ok && !(atomic_load(&sh->lock.word) & FUTEX_WAITERS)) {
-			ok = fl_now_ns() < end;
-			fl_poll_pause();
-		}
-	}
-	fl_unlock(&sh->lock, &mc);
-	if (t->th)
-		pthread_join(t->th, NULL);
-	pthread_barrier_destroy(&sh->barrier);
-	*hist1 = atomic_load(&sh->lock.uspin_hist);
-	ok = ok && sh->counter == 1;
-	fl_lock_destroy(&sh->lock);
-	free(sh);
-	return ok;
-}
-
-/*
  * The knob user_spin_backoff (the back-off tested above, in a lock): on, a
  * lock with a skip left does not spin and uses the skip up; a spin that
  * runs out of budget raises the level; off (the default here), the lock
@@ -902,18 +869,21 @@ static bool backoff_round(uint32_t hist0, struct thr *t, uint32_t *hist1)
  */
 static int test_user_spin_backoff_knob(bool require)
 {
+	const struct fl_lock_ops *ad = fl_lock_find("adaptive");
 	const uint32_t skip1 = (FL_USPIN_BACKOFF_AFTER + 1) << 16 | 1;
+	uint32_t h[3] = { skip1, 0, skip1 }, m[3];
 	struct thr on_skip, on_fail, off;
-	uint32_t h[3];
+	uint64_t mus;
 	bool ok;
 
-	if (!fl_lock_available(fl_lock_find("adaptive")))
+	if (!fl_lock_available(ad))
 		return no_futex_lock(require, "user spin back-off");
+	/* main holds the lock (no mark): a spin by the contender runs out */
 	fl_user_spin_backoff_set(1);
-	ok = backoff_round(skip1, &on_skip, &h[0]);
-	ok = backoff_round(0, &on_fail, &h[1]) && ok;
+	ok = contend_round(ad, false, false, &h[0], &on_skip, &mus, m);
+	ok = contend_round(ad, false, false, &h[1], &on_fail, &mus, m) && ok;
 	fl_user_spin_backoff_set(-1);
-	ok = backoff_round(skip1, &off, &h[2]) && ok;
+	ok = contend_round(ad, false, false, &h[2], &off, &mus, m) && ok;
 	snprintf(msg_buf, sizeof(msg_buf),
 		 "on, a skip left: spins %" PRIu64 ", backed off %" PRIu64 ", history 0x%x -> 0x%x; "
 		 "on, none: spins %" PRIu64 ", backed off %" PRIu64 ", history 0 -> 0x%x; "
