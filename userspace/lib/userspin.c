@@ -107,46 +107,60 @@ uint32_t fl_user_spin_limit(bool dflt)
 	return l ? l : fl_user_spin_calibrate()->limit;
 }
 
+/*
+ * The three user-spin knobs are tri-state: -1 is the default (user_spin
+ * on for the adaptive lock only, user_spin_woken on, user_spin_backoff
+ * off), 0 and 1 force the lever off or on.
+ */
+static void knob_store(_Atomic int *k, int on)
+{
+	atomic_store_explicit(k, on < 0 ? -1 : !!on, memory_order_relaxed);
+}
+
+static int knob_load(_Atomic int *k)
+{
+	return atomic_load_explicit(k, memory_order_relaxed);
+}
+
 static _Atomic int woken_knob = -1;	/* -1: honour the mark (default) */
-
-void fl_user_spin_woken_set(int on)
-{
-	atomic_store_explicit(&woken_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
-}
-
-int fl_user_spin_woken_get(void)
-{
-	return atomic_load_explicit(&woken_knob, memory_order_relaxed);
-}
-
-bool fl_user_spin_woken(void)
-{
-	return fl_user_spin_woken_get() != 0;
-}
-
 static _Atomic int backoff_knob = -1;	/* -1: off (the default here) */
-
-void fl_user_spin_backoff_set(int on)
-{
-	atomic_store_explicit(&backoff_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
-}
-
-int fl_user_spin_backoff_get(void)
-{
-	return atomic_load_explicit(&backoff_knob, memory_order_relaxed);
-}
-
-bool fl_user_spin_backoff(void)
-{
-	return fl_user_spin_backoff_get() > 0;
-}
 
 void fl_user_spin_set(int on)
 {
-	atomic_store_explicit(&fl_user_spin_knob, on < 0 ? -1 : !!on, memory_order_relaxed);
+	knob_store(&fl_user_spin_knob, on);
 }
 
 int fl_user_spin_get(void)
 {
-	return atomic_load_explicit(&fl_user_spin_knob, memory_order_relaxed);
+	return knob_load(&fl_user_spin_knob);
+}
+
+void fl_user_spin_woken_set(int on)
+{
+	knob_store(&woken_knob, on);
+}
+
+int fl_user_spin_woken_get(void)
+{
+	return knob_load(&woken_knob);
+}
+
+bool fl_user_spin_woken(void)
+{
+	return knob_load(&woken_knob) != 0;
+}
+
+void fl_user_spin_backoff_set(int on)
+{
+	knob_store(&backoff_knob, on);
+}
+
+int fl_user_spin_backoff_get(void)
+{
+	return knob_load(&backoff_knob);
+}
+
+bool fl_user_spin_backoff(void)
+{
+	return knob_load(&backoff_knob) > 0;
 }
