@@ -3201,13 +3201,15 @@ TEST(dead_owner_no_robust_sleeper_waits_for_timeout)
 struct streak {
 	uint32_t word;
 	int op, sigprof;
+	long thr;
 	volatile int stop, inside, errors;
 	pthread_t tids[STREAK_THREADS];
 	long calls[STREAK_THREADS], slept[STREAK_THREADS];
 	long sigs[STREAK_THREADS], max_loss[STREAK_THREADS], faults[STREAK_THREADS];
-	long minflt[STREAK_THREADS];
-	/* its sleeps, signals, major and minor faults */
-	long worst_call[STREAK_THREADS][4];
+	long minflt[STREAK_THREADS], allowed[STREAK_THREADS];
+	long rescued[STREAK_THREADS], max_raw[STREAK_THREADS];
+	/* its sleeps, signals, stale wake-up allowance, major, minor faults */
+	long worst_call[STREAK_THREADS][5];
 	long hist[STREAK_THREADS][STREAK_HIST];
 };
 
@@ -3216,7 +3218,7 @@ struct streak_arg {
 	int idx;
 };
 
-static __thread volatile long streak_sigs;
+static __thread volatile long streak_sigs, streak_sig_nvcsw;
 static __thread volatile int streak_in_call;
 
 /*
@@ -3244,8 +3246,16 @@ static void streak_sig(int sig __attribute__((unused)), siginfo_t *si
 
 	(void)uc_;
 #endif
-	if (streak_in_call && (restart || at_exit))
+	if (streak_in_call && (restart || at_exit)) {
+		struct rusage ru;
+		int err = errno;
+
 		streak_sigs++;
+		/* did the call sleep again after this signal? (streak_fn()) */
+		if (!getrusage(RUSAGE_THREAD, &ru))
+			streak_sig_nvcsw = ru.ru_nvcsw;
+		errno = err;
+	}
 }
 
 /* this thread's voluntary context switches, major and minor faults */
@@ -3265,22 +3275,46 @@ static void csw_self(long *nvcsw, long *majflt, long *minflt)
 /*
  * Every sleep in a lock call is a voluntary context switch.  A call that
  * slept n times and got g signals meanwhile was woken for the lock and
- * lost it (at least) n - 1 - g times: the first sleep is the queueing,
- * and a signal wakes the sleeper once for its handler, after which the
- * restarted call queues again.  A page read in during the window sleeps
- * too and is not a loss: streak_case() locks the test's pages in first,
- * and m major faults in a call, should any remain, are taken off (counted
- * in faults).  Minor faults are only logged: most do not sleep, and one
- * taken off could hide a loss.
+ * lost it n - 1 - g - c times: the first sleep is the queueing, and a
+ * signal wakes the sleeper once for its handler, after which the
+ * restarted call queues again.
+ *
+ * c (0 or 1) allows for a stale wake-up left by an earlier call.  A
+ * waker (an unlocker, or a waiter passing its wake-up on) marks the first
+ * waiter under the hb lock and wakes it after dropping the lock
+ * (wake_q).  If a signal wakes the waiter in between, the waiter leaves
+ * with the lock (handed over, or taking the free word at once or after a
+ * restart) and the waker's wake-up, still on its way, ends the thread's
+ * next sleep that a signal does not end: a spurious wake-up, which the
+ * kernel rightly does not count as a loss.  Within the same call the
+ * two counts balance (the kernel counts the marked wake-up the signal cut
+ * short as lost and not the stale one; this count does the reverse).
+ * Across calls they do not, so a call that got a signal and did not sleep
+ * after it may leave one for a later call: c is 1 for the first sleeping
+ * call after such a call.  One at most: a task is on one wake_q at a
+ * time, and a second mark meanwhile relies on the first waker's wake-up.
+ * Not allowed for: a waiter marked between queueing and sleeping
+ * (futex_wait_queue()) that takes the lock without sleeping, with its
+ * waker's wake-up still on its way; a window of a few instructions, which
+ * the debugging patch below never saw (no spurious wake-up without a
+ * signal, the waker stalled 300 us before every wake-up).
+ *
+ * A page read in during the window sleeps too and is not a loss:
+ * streak_case() locks the test's pages in first, and m major faults in a
+ * call, should any remain, are taken off (counted in faults).  Minor
+ * faults are only logged: most do not sleep, and one taken off could hide
+ * a loss.
  */
 static void *streak_fn(void *arg)
 {
 	struct streak_arg *a = arg;
 	struct streak *s = a->s;
+	int carry = 0;	/* a stale wake-up may be on its way (c) */
 
 	s->tids[a->idx] = pthread_self();
 	while (!s->stop) {
-		long v0, m0, n0, g0, v1, m1, n1, g1, loss;
+		long v0, m0, n0, g0, v1, m1, n1, g1, raw, loss;
+		int c, source;
 		int ret;
 
 		csw_self(&v0, &m0, &n0);
@@ -3302,9 +3336,18 @@ static void *streak_fn(void *arg)
 			s->errors++;
 		s->faults[a->idx] += m1 - m0;
 		s->minflt[a->idx] += n1 - n0;
-		loss = v1 > v0 ? v1 - v0 - 1 - (g1 - g0) - (m1 - m0) : 0;
-		if (loss < 0)
-			loss = 0;
+		/* a signal after which this call did not sleep */
+		source = g1 > g0 && streak_sig_nvcsw == v1;
+		c = v1 > v0 && carry;
+		raw = v1 > v0 ? v1 - v0 - 1 - (g1 - g0) - (m1 - m0) : 0;
+		if (raw < 0)
+			raw = 0;
+		loss = raw > c ? raw - c : 0;
+		carry = (v1 > v0 ? 0 : carry) || source;
+		s->allowed[a->idx] += c;
+		s->rescued[a->idx] += raw > s->thr && loss <= s->thr;
+		if (raw > s->max_raw[a->idx])
+			s->max_raw[a->idx] = raw;
 		s->calls[a->idx]++;
 		s->slept[a->idx] += v1 > v0;
 		s->sigs[a->idx] += g1 - g0;
@@ -3313,8 +3356,9 @@ static void *streak_fn(void *arg)
 			s->max_loss[a->idx] = loss;
 			s->worst_call[a->idx][0] = v1 - v0;
 			s->worst_call[a->idx][1] = g1 - g0;
-			s->worst_call[a->idx][2] = m1 - m0;
-			s->worst_call[a->idx][3] = n1 - n0;
+			s->worst_call[a->idx][2] = c;
+			s->worst_call[a->idx][3] = m1 - m0;
+			s->worst_call[a->idx][4] = n1 - n0;
 		}
 	}
 	return NULL;
@@ -3362,9 +3406,9 @@ static void *streak_signaller(void *arg)
  * STREAK_THREADS threads (more than CPUs) take the lock for 2 s, holding
  * it 20 us (100 us with signals, so that a queue forms).  For each call
  * the lost wake-ups are measured from user space (voluntary context
- * switches minus the first sleep, the restarts and the pages read in, see
- * streak_fn()),
- * so relay losses count whatever the kernel counts.  No call may lose
+ * switches minus the first sleep, the restarts, the pages read in and a
+ * stale wake-up left by an earlier call, see streak_fn()), so relay
+ * losses count whatever the kernel counts.  No call may lose
  * more than handoff_threshold wake-ups.  The _sigprof variants add
  * 1 kHz SIGPROF (SA_RESTART), sent to the workers in turn.
  *
@@ -3379,7 +3423,7 @@ static void *streak_signaller(void *arg)
  * kernel's lost_max said 4 (debug kernel: 3 of 30 standalone runs of
  * lock_sigprof; base kernel: 8 and 9 of 25, worst calls of 6 sleeps and
  * no signal; the rate varied between sessions, a third to two thirds of
- * the runs).  Two causes found, both in the count, none in the kernel:
+ * the runs).  Three causes found, all in the count, none in the kernel:
  * - a signal that wakes a sleeper when the lock is free lets it take the
  *   lock (futex_lock_attempt() tries the word before it looks for
  *   signals), so the signal is handled after the call returned; such
@@ -3395,16 +3439,29 @@ static void *streak_signaller(void *arg)
  *   hand-off).  The test's pages are locked in (mlockall(), with small
  *   thread stacks) since; the _sigprof variants SKIP where they cannot
  *   be (a fault that sleeps and then finds a signal pending returns
- *   without being counted at all).
- * Base kernel, lock_sigprof, standalone: 26 failures in 40 runs before
- * (adaptive_sigprof 27 in 40); with mlockall() 1 in 40, twice (0 in 400
- * on the kernel with the debugging patch).  Open: that failure's worst
- * call slept 7 times with 1 signal and no page fault, which neither
- * cause explains (debug kernel: lock_sigprof 0 in 40, adaptive_sigprof
- * 1 in 40, 8 sleeps with 2 signals).  A lead: an unlocker that marks
- * the waiter as a signal wakes it can deliver its wake_q wake-up after
- * the waiter restarted and slept again, a spurious wake-up that the
- * kernel does not count as a loss and this count does.
+ *   without being counted at all);
+ * - a stale wake-up that a signal leaves for a later call (streak_fn()).
+ *   With mlockall() the base kernel still failed 1 of 40 runs of
+ *   lock_sigprof, twice (worst call: 7 sleeps, 1 signal, no fault; the
+ *   CONFIG_FUTEX_LOCK_DEBUG kernel: adaptive_sigprof 1 of 40, 8 sleeps
+ *   with 2 signals).  A second debugging patch (not kept either) made
+ *   the unlocker sleep at least a jiffy between dropping the hb lock and
+ *   its wake_up_q() whenever the task it woke had a signal pending, and
+ *   logged every FUTEX_LOCK call.  The count without the allowance then
+ *   failed 10 of 10 runs of the two _sigprof variants (streaks of 5
+ *   against lost_max 4); each failing call began with a sleep ended with
+ *   the waiter still queued and no signal pending, after a call that
+ *   ended with a hand-off or a restart (the signal inferred from the
+ *   patch's trigger).  With the allowance 0 of 30 failed.  Without the
+ *   delay and without signals the patch saw no such wake-up (8 runs,
+ *   also with the unlocker stalled 300 us before every wake-up).
+ *   Mutant kernels still fail with the allowance: a count dropped over a
+ *   restart (the bug above) 10 of 10 (streaks of 10 to 32), a count
+ *   that loses one over a restart 10 of 10 (6 to 9, lost_max 4), a
+ *   hand-off one loss late (> for >=) 12 of 12, all four variants (5).
+ *   With the allowance, standalone: base kernel 0 of 40 in each of the
+ *   four variants, CONFIG_FUTEX_LOCK_DEBUG kernel 0 of 20 in each
+ *   _sigprof variant.
  *
  * On PREEMPT_RT a contended hb->lock sleeps, which is counted as a
  * voluntary context switch: the count would read such sleeps as losses.
@@ -3422,7 +3479,7 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 	pthread_attr_t attr;
 	struct rlimit rl;
 	long hist[STREAK_HIST] = { 0 }, calls = 0, slept = 0, sigs = 0, faults = 0;
-	long minflt = 0;
+	long minflt = 0, allowed = 0, rescued = 0;
 	long worst = 0, min_calls = -1;
 	struct streak *s;
 	char line[256];
@@ -3451,6 +3508,7 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 	ASSERT_NE(NULL, s);
 	s->op = op;
 	s->sigprof = sigprof;
+	s->thr = thr;
 	ASSERT_EQ(0, pthread_attr_init(&attr));
 	ASSERT_EQ(0, pthread_attr_setstacksize(&attr, STREAK_STACK));
 	if (sigprof)
@@ -3484,6 +3542,8 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 		sigs += s->sigs[i];
 		faults += s->faults[i];
 		minflt += s->minflt[i];
+		allowed += s->allowed[i];
+		rescued += s->rescued[i];
 		if (min_calls < 0 || s->calls[i] < min_calls)
 			min_calls = s->calls[i];
 		if (s->max_loss[i] > worst)
@@ -3495,6 +3555,8 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 	       op == FUTEX_LOCK ? "FUTEX_LOCK" : "FUTEX_LOCK_ADAPTIVE",
 	       sigprof ? " + 1 kHz SIGPROF" : "", calls, min_calls, slept,
 	       sigs, faults, minflt, thr);
+	TH_LOG("stale wake-up allowed for %ld sleeping calls, %ld of them over the threshold without it",
+	       allowed, rescued);
 	for (int j = 0; j < STREAK_HIST; j++)
 		n += snprintf(line + n, sizeof(line) - n, " %s%d:%ld",
 			      j == STREAK_HIST - 1 ? ">=" : "", j, hist[j]);
@@ -3505,10 +3567,15 @@ static void streak_case(struct __test_metadata *_metadata, int op,
 	TH_LOG("longest loss streak per thread:%s", line);
 	n = 0;
 	for (int i = 0; i < STREAK_THREADS; i++)
-		n += snprintf(line + n, sizeof(line) - n, " %ld/%ld/%ld/%ld",
+		n += snprintf(line + n, sizeof(line) - n, " %ld", s->max_raw[i]);
+	TH_LOG("the same without the allowance:%s", line);
+	n = 0;
+	for (int i = 0; i < STREAK_THREADS; i++)
+		n += snprintf(line + n, sizeof(line) - n, " %ld/%ld/%ld/%ld/%ld",
 			      s->worst_call[i][0], s->worst_call[i][1],
-			      s->worst_call[i][2], s->worst_call[i][3]);
-	TH_LOG("that call's sleeps/signals/major/minor faults per thread:%s", line);
+			      s->worst_call[i][2], s->worst_call[i][3],
+			      s->worst_call[i][4]);
+	TH_LOG("that call's sleeps/signals/stale allowance/major/minor faults per thread:%s", line);
 	if (ho0 >= 0)
 		TH_LOG("kernel: handoffs +%lld lost_after_wake +%lld lost_max %lld",
 		       stat_get("handoffs") - ho0,
