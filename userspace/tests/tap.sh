@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by host-tests.sh and vm-test.sh: fold a sub-binary's TAP output
+# Sourced by host-tests.sh, preload-tests.sh and vm-test.sh: fold a sub-binary's TAP output
 # into the caller's numbering, then add one test of its own that fails
 # unless the sub-binary exited 0 AND reported every test of its plan (a
 # crash after 7 of 24 tests fails here even though the 7 lines said ok).
@@ -31,4 +31,12 @@ fold_tap() {
 	else
 		nok "$label: exit status $rc, $seen of ${plan:-no plan} planned tests reported"
 	fi
+}
+
+# excl_ok OUT N: futex_lock's exclusion check held ("ok"), or the threads
+# took the lock in turn too seldom to exercise it (fewer than 100
+# hand-offs: a loaded host runs them one after another); never VIOLATED.
+excl_ok() {
+	[[ $'\n'$1$'\n' == *$'\n'"mutual exclusion: ok (protected counter $2)"$'\n'* ||
+	   $'\n'$1$'\n' == *$'\n'"mutual exclusion: not exercised (protected counter $2; "*" hand-offs, fewer than 100)"$'\n'* ]]
 }

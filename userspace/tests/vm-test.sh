@@ -30,13 +30,7 @@ skp() { n=$((n+1)); pass=$((pass+1)); echo "ok $n - $* # SKIP"; }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 comment() { local l; while IFS= read -r l; do echo "# $l"; done <<<"$1"; }
 has_line() { [[ $'\n'$1$'\n' == *$'\n'"$2"$'\n'* ]]; }	# TEXT LINE
-# OUT N: the exclusion check held, or the threads took the lock in turn
-# too seldom to exercise it (fewer than 100 hand-offs: a loaded host runs
-# them one after another), never VIOLATED; test_locks forces contention
-excl_ok() {
-	has_line "$1" "mutual exclusion: ok (protected counter $2)" ||
-		[[ $'\n'$1$'\n' == *$'\n'"mutual exclusion: not exercised (protected counter $2; "*" hand-offs, fewer than 100)"$'\n'* ]]
-}
+# excl_ok (tap.sh): exclusion ok or not exercised; test_locks forces contention
 
 echo "TAP version 13"
 echo "# kernel $(uname -r)"
