@@ -186,6 +186,9 @@ struct fl_lock_ops {
 	int (*init)(struct fl_lock *l);
 	void (*destroy)(struct fl_lock *l);
 	void (*lock)(struct fl_lock *l, struct fl_counters *c);
+	/* one attempt that never waits: true if it took the lock, counted
+	 * as a lock call only then (the engine's timed acquire, lib/bench.c) */
+	bool (*trylock)(struct fl_lock *l, struct fl_counters *c);
 	void (*unlock)(struct fl_lock *l, struct fl_counters *c);
 	/* TID-owner locks (fl_tid_lock()): the futex ops of their slow
 	 * paths, e.g. FUTEX_LOCK and FUTEX_UNLOCK; 0 for the other locks */
@@ -238,6 +241,11 @@ void fl_lock_destroy(struct fl_lock *l);
 static inline void fl_lock(struct fl_lock *l, struct fl_counters *c)
 {
 	l->ops->lock(l, c);
+}
+
+static inline bool fl_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	return l->ops->trylock(l, c);
 }
 
 static inline void fl_unlock(struct fl_lock *l, struct fl_counters *c)
@@ -652,6 +660,8 @@ struct fl_hist {
 };
 void fl_hist_init(struct fl_hist *h);
 void fl_hist_add(struct fl_hist *h, uint64_t ns);
+/* n samples of 0 ns at once (the engine counts its no-wait acquires inline) */
+void fl_hist_add_zeros(struct fl_hist *h, uint64_t n);
 void fl_hist_merge(struct fl_hist *into, const struct fl_hist *from);
 /* q in 0..1; the upper edge of the bucket holding the q-th sample (max for q = 1) */
 uint64_t fl_hist_quantile(const struct fl_hist *h, double q);

@@ -159,7 +159,7 @@ static void *worker(void *arg)
 	const unsigned every = b->cfg->latency_every;
 	struct rusage r0, r1;
 	struct timespec c0, c1;
-	uint64_t i = 0, gap;
+	uint64_t i = 0, gap, lat_zero = 0;
 	const bool timed = b->cfg->iterations == 0;
 	/*
 	 * Latency sampling with a random phase per thread: the first timed
@@ -211,15 +211,36 @@ static void *worker(void *arg)
 		fl_unlock(l, &w->c);		\
 		fl_delay(outside);		\
 	} while (0)
-	/* the latency sample is added after the unlock, not inside */
+	/*
+	 * One timed acquire.  Its clock reads must not open a gap between
+	 * the thread's previous unlock and its attempt: with little work
+	 * outside the lock an untimed thread takes the lock again at once,
+	 * and a clock read before the attempt gave a waiter the window, so
+	 * the timed acquire was the one that waited (the budget sweep of
+	 * 2026-11-29: the sampled waits added up to more time than the
+	 * threads had).  So it first tries the lock with no clock read (an
+	 * acquire that does not wait is a sample of 0) and reads the clock
+	 * only once that failed.  A wait goes into the histogram inside the
+	 * critical section (after the exclusion check's window), not between
+	 * the unlock and the next attempt; a no-wait acquire is only counted
+	 * (lat_zero, into the histogram at the end), so that it adds next to
+	 * nothing to the hold.
+	 */
 #define TIMED_ITER() do {				\
-		uint64_t t0 = fl_now_ns(), t1;		\
+		const bool waits = !fl_trylock(l, &w->c); \
+		uint64_t t0 = 0, t1 = 0;		\
 							\
-		fl_lock(l, &w->c);			\
-		t1 = fl_now_ns();			\
+		if (waits) {				\
+			t0 = fl_now_ns();		\
+			fl_lock(l, &w->c);		\
+			t1 = fl_now_ns();		\
+		}					\
 		CRITICAL();				\
+		if (waits)				\
+			fl_hist_add(&w->lat, t1 - t0);	\
+		else					\
+			lat_zero++;			\
 		fl_unlock(l, &w->c);			\
-		fl_hist_add(&w->lat, t1 - t0);		\
 		fl_delay(outside);			\
 	} while (0)
 	if (!timed) {
@@ -262,6 +283,7 @@ done:
 #undef TIMED_ITER
 #undef CRITICAL
 	w->t_end = fl_now_ns();
+	fl_hist_add_zeros(&w->lat, lat_zero);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
 	getrusage(RUSAGE_THREAD, &r1);
 	w->cpu_s = (double)(c1.tv_sec - c0.tv_sec) +

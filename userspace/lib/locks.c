@@ -210,6 +210,18 @@ static void adaptive_lock(struct fl_lock *l, struct fl_counters *c)
 		tid_lock_spin_slow(l, c, tid, FUTEX_LOCK_ADAPTIVE, true);
 }
 
+/*
+ * futex_lock, adaptive and pi: the fast path's cmpxchg 0 -> tid alone,
+ * with the TID asked for (a tid of 0 would fail on a free lock)
+ */
+static bool tid_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	if (!fl_tid_trylock(l, (uint32_t)fl_gettid()))
+		return false;
+	c->lock_calls++;
+	return true;
+}
+
 static void pi_lock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->lock_calls++;
@@ -247,6 +259,17 @@ static void waitwake_lock(struct fl_lock *l, struct fl_counters *c)
 		ww_wait(l, c);
 		s = atomic_exchange_explicit(&l->word, 2, memory_order_acquire);
 	}
+}
+
+/* waitwake and waitwake-spin: 0 -> 1 */
+static bool ww_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	uint32_t s = 0;
+
+	if (!cas_acq(&l->word, &s, 1))
+		return false;
+	c->lock_calls++;
+	return true;
 }
 
 static void waitwake_unlock(struct fl_lock *l, struct fl_counters *c)
@@ -351,6 +374,18 @@ static void pthread_lock(struct fl_lock *l, struct fl_counters *c)
 		fl_die("pthread_mutex_lock", r);
 }
 
+static bool pthread_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	int r = pthread_mutex_trylock(&l->mutex);
+
+	if (r == EBUSY)
+		return false;
+	if (r)
+		fl_die("pthread_mutex_trylock", r);
+	c->lock_calls++;
+	return true;
+}
+
 static void pthread_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	int r;
@@ -385,6 +420,15 @@ static void spin_lock(struct fl_lock *l, struct fl_counters *c)
 	}
 }
 
+static bool spin_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	if (atomic_load_explicit(&l->word, memory_order_relaxed) != 0 ||
+	    atomic_exchange_explicit(&l->word, 1, memory_order_acquire) != 0)
+		return false;
+	c->lock_calls++;
+	return true;
+}
+
 static void spin_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->unlock_calls++;
@@ -396,7 +440,8 @@ static const struct fl_lock_ops ops_futex_lock = {
 	.desc = "FUTEX_LOCK: cmpxchg 0->tid fast path, kernel slow path (RFC)",
 	.needs_futex_lock = true, .counts_syscalls = true,
 	.user_spin = FL_USPIN_OFF, .init = tid_spin_init, .destroy = word_destroy,
-	.lock = futex_lock_lock, .unlock = futex_lock_unlock,
+	.lock = futex_lock_lock, .trylock = tid_trylock,
+	.unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK, .tid_unlock_op = FUTEX_UNLOCK,
 };
 
@@ -405,7 +450,8 @@ static const struct fl_lock_ops ops_adaptive = {
 	.desc = "FUTEX_LOCK_ADAPTIVE: user spin up to a syscall's cost, then kernel spins on a running owner",
 	.needs_futex_lock = true, .counts_syscalls = true,
 	.user_spin = FL_USPIN_ON, .init = tid_spin_init, .destroy = word_destroy,
-	.lock = adaptive_lock, .unlock = futex_lock_unlock,
+	.lock = adaptive_lock, .trylock = tid_trylock,
+	.unlock = futex_lock_unlock,
 	.tid_lock_op = FUTEX_LOCK_ADAPTIVE, .tid_unlock_op = FUTEX_UNLOCK,
 };
 
@@ -414,7 +460,7 @@ static const struct fl_lock_ops ops_pi = {
 	.desc = "FUTEX_LOCK_PI/FUTEX_UNLOCK_PI with the same userspace fast path",
 	.counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
-	.lock = pi_lock, .unlock = pi_unlock,
+	.lock = pi_lock, .trylock = tid_trylock, .unlock = pi_unlock,
 	.tid_lock_op = FUTEX_LOCK_PI, .tid_unlock_op = FUTEX_UNLOCK_PI,
 };
 
@@ -423,7 +469,8 @@ static const struct fl_lock_ops ops_waitwake = {
 	.desc = "3-state 0/1/2 mutex, FUTEX_WAIT/WAKE (Drepper, Futexes Are Tricky)",
 	.counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
-	.lock = waitwake_lock, .unlock = waitwake_unlock,
+	.lock = waitwake_lock, .trylock = ww_trylock,
+	.unlock = waitwake_unlock,
 };
 
 static const struct fl_lock_ops ops_waitwake_spin = {
@@ -431,21 +478,23 @@ static const struct fl_lock_ops ops_waitwake_spin = {
 	.desc = "waitwake with ~100 userspace spins before waiting (Rust std)",
 	.counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
-	.lock = wws_lock, .unlock = wws_unlock,
+	.lock = wws_lock, .trylock = ww_trylock, .unlock = wws_unlock,
 };
 
 static const struct fl_lock_ops ops_pthread = {
 	.name = "pthread",
 	.desc = "glibc pthread_mutex_t, default type (syscalls not countable)",
 	.init = pthread_default_init, .destroy = pthread_destroy,
-	.lock = pthread_lock, .unlock = pthread_unlock,
+	.lock = pthread_lock, .trylock = pthread_trylock,
+	.unlock = pthread_unlock,
 };
 
 static const struct fl_lock_ops ops_pthread_adaptive = {
 	.name = "pthread-adaptive",
 	.desc = "glibc PTHREAD_MUTEX_ADAPTIVE_NP (syscalls not countable)",
 	.init = pthread_adaptive_init, .destroy = pthread_destroy,
-	.lock = pthread_lock, .unlock = pthread_unlock,
+	.lock = pthread_lock, .trylock = pthread_trylock,
+	.unlock = pthread_unlock,
 };
 
 static const struct fl_lock_ops ops_spin = {
@@ -453,7 +502,7 @@ static const struct fl_lock_ops ops_spin = {
 	.desc = "TTAS spin lock, pause, sched_yield() after 100 spins (counted)",
 	.counts_syscalls = true,
 	.init = word_init, .destroy = word_destroy,
-	.lock = spin_lock, .unlock = spin_unlock,
+	.lock = spin_lock, .trylock = spin_trylock, .unlock = spin_unlock,
 };
 
 /*
@@ -467,6 +516,12 @@ static void broken_lock(struct fl_lock *l, struct fl_counters *c)
 	c->lock_calls++;
 }
 
+static bool broken_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	broken_lock(l, c);
+	return true;
+}
+
 static void broken_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	(void)l;
@@ -477,7 +532,8 @@ const struct fl_lock_ops fl_lock_test_broken = {
 	.name = "test-broken",
 	.desc = "TEST ONLY: no mutual exclusion at all",
 	.init = word_init, .destroy = word_destroy,
-	.lock = broken_lock, .unlock = broken_unlock,
+	.lock = broken_lock, .trylock = broken_trylock,
+	.unlock = broken_unlock,
 };
 
 const struct fl_lock_ops *const fl_lock_modes[] = {

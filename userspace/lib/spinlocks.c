@@ -42,6 +42,14 @@ static void terrible_lock(struct fl_lock *l, struct fl_counters *c)
 		;
 }
 
+static bool terrible_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	if (atomic_exchange_explicit(&l->word, 1, memory_order_acquire))
+		return false;
+	c->lock_calls++;
+	return true;
+}
+
 static void amd_lock(struct fl_lock *l, struct fl_counters *c)
 {
 	c->lock_calls++;
@@ -72,6 +80,15 @@ static inline void sl_backoff(int *spins, struct fl_counters *c)
 		sched_yield();
 		*spins = 0;
 	}
+}
+
+/* amd and yield: one test-and-test-and-set */
+static bool sl_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	if (!sl_try(l))
+		return false;
+	c->lock_calls++;
+	return true;
 }
 
 static void yield_lock(struct fl_lock *l, struct fl_counters *c)
@@ -109,6 +126,19 @@ static void ticket_lock(struct fl_lock *l, struct fl_counters *c)
 		sl_backoff(&spins, c);
 }
 
+/* a ticket only when it would be served at once: next == serving */
+static bool ticket_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	uint32_t w = atomic_load_explicit(&l->word, memory_order_relaxed);
+
+	if ((w >> 16) != (w & 0xffff) ||
+	    !atomic_compare_exchange_strong_explicit(&l->word, &w, w + (1u << 16),
+			memory_order_acquire, memory_order_relaxed))
+		return false;
+	c->lock_calls++;
+	return true;
+}
+
 static void ticket_unlock(struct fl_lock *l, struct fl_counters *c)
 {
 	_Atomic uint16_t *s = ticket_serving(l);
@@ -129,12 +159,19 @@ static void broken_lock(struct fl_lock *l, struct fl_counters *c)
 	(void)atomic_exchange_explicit(&l->word, 1, memory_order_acquire);
 }
 
+static bool broken_trylock(struct fl_lock *l, struct fl_counters *c)
+{
+	broken_lock(l, c);
+	return true;
+}
+
 static const struct fl_lock_ops ops_terrible = {
 	.name = "terrible_spinlock",
 	.desc = "test-and-set loop, no pause (Skarupke's terrible_spinlock)",
 	.counts_syscalls = true,
 	.init = sl_init, .destroy = sl_destroy,
-	.lock = terrible_lock, .unlock = sl_unlock,
+	.lock = terrible_lock, .trylock = terrible_trylock,
+	.unlock = sl_unlock,
 };
 
 static const struct fl_lock_ops ops_amd = {
@@ -142,7 +179,7 @@ static const struct fl_lock_ops ops_amd = {
 	.desc = "test-and-test-and-set + pause, never yields (AMD's advice)",
 	.counts_syscalls = true,
 	.init = sl_init, .destroy = sl_destroy,
-	.lock = amd_lock, .unlock = sl_unlock,
+	.lock = amd_lock, .trylock = sl_trylock, .unlock = sl_unlock,
 };
 
 static const struct fl_lock_ops ops_yield = {
@@ -150,7 +187,7 @@ static const struct fl_lock_ops ops_yield = {
 	.desc = "TTAS exchange, pause x16 then sched_yield() (Skarupke's spinlock)",
 	.counts_syscalls = true,
 	.init = sl_init, .destroy = sl_destroy,
-	.lock = yield_lock, .unlock = sl_unlock,
+	.lock = yield_lock, .trylock = sl_trylock, .unlock = sl_unlock,
 };
 
 static const struct fl_lock_ops ops_ticket = {
@@ -158,14 +195,15 @@ static const struct fl_lock_ops ops_ticket = {
 	.desc = "ticket lock, pause x16 then sched_yield(), release-store unlock",
 	.counts_syscalls = true,
 	.init = sl_init, .destroy = sl_destroy,
-	.lock = ticket_lock, .unlock = ticket_unlock,
+	.lock = ticket_lock, .trylock = ticket_trylock,
+	.unlock = ticket_unlock,
 };
 
 const struct fl_lock_ops fl_spinlock_test_broken = {
 	.name = "test-broken-spinlock",
 	.desc = "TEST ONLY: test-and-set without the loop (does not exclude)",
 	.init = sl_init, .destroy = sl_destroy,
-	.lock = broken_lock, .unlock = sl_unlock,
+	.lock = broken_lock, .trylock = broken_trylock, .unlock = sl_unlock,
 };
 
 const struct fl_lock_ops *const fl_spinlock_modes[] = {

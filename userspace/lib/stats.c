@@ -147,6 +147,15 @@ void fl_hist_add(struct fl_hist *h, uint64_t ns)
 	h->bucket[hist_bucket(ns)]++;
 }
 
+void fl_hist_add_zeros(struct fl_hist *h, uint64_t n)
+{
+	if (!n)
+		return;
+	h->count += n;
+	h->min_ns = 0;
+	h->bucket[hist_bucket(0)] += n;
+}
+
 void fl_hist_merge(struct fl_hist *into, const struct fl_hist *from)
 {
 	into->count += from->count;

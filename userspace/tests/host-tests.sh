@@ -162,6 +162,21 @@ lat_n=$(sed -nE 's/^acquire latency \(every 1000th acquire, ([0-9]+) samples\).*
 check "--latency-every 1000 with 500 acquires per thread: sampled anyway (${lat_n:-0} samples), per-thread worst waits" \
 	eval '[ $rc -eq 0 ] && [ "${lat_n:-0}" -ge 1 ] &&
 	      grep -qE "^per-thread worst sampled wait: min [0-9.]+ us, median [0-9.]+ us, max [0-9.]+ us \([0-9]+ of 16 threads sampled" <<<"$out"'
+# the try-first sampler: one thread never waits, so every sample is 0 (the
+# old sampler read the clock around every sampled lock(): never 0)
+out=$("$FL" -m waitwake -m pthread -m spin -i 20000 -t 1 -d 0 -w 0 --latency 2>&1); rc=$?
+check "--latency at 1 thread: every acquire tried first, none waited, every sample 0" \
+	eval '[ $rc -eq 0 ] && [ "$(grep -cE "^acquire latency \(every 1st acquire, 20000 samples\): p50 0\.000 us, p90 0\.000 us, p99 0\.000 us, p99\.9 0\.000 us, max 0\.000 us$" <<<"$out")" = 3 ]'
+# ... and two threads with no work outside the lock wait (a spin lock
+# spins while the other holds, on one CPU while the holder is
+# preempted), so some samples are not 0; every acquire is sampled.  A
+# loaded host may run the threads one after the other, with nothing to
+# wait for: then futex_lock says its exclusion check was not exercised
+out=$("$FL" -m spin -i 20000 -t 2 -d 1000 -w 0 --latency 2>&1); rc=$?
+check "--latency at 2 threads, no outside work: 20000 samples, the longest not 0 (or the threads never met)" \
+	eval '[ $rc -eq 0 ] && grep -q "^acquire latency (every 1st acquire, 20000 samples): " <<<"$out" &&
+	      { grep -qE "^acquire latency .*, max [0-9.]*[1-9][0-9.]* us$" <<<"$out" ||
+		grep -q "^mutual exclusion: not exercised" <<<"$out"; }'
 out=$("$FL" -m spin -i 20000 -t 1 -d 0 -w 0 --latency-every 0 2>&1)
 check "--latency-every 0: no timestamps, latency not sampled" \
 	grep -qx 'acquire latency: not sampled (--latency-every 0)' <<<"$out"

@@ -74,6 +74,7 @@ struct shared {
 	atomic_uint_fast64_t contended;	/* CS entries that saw a waiter */
 	uint64_t iters;
 	int nthreads;
+	bool try_first;		/* every other acquire: fl_trylock() first */
 	pthread_barrier_t barrier;
 };
 
@@ -111,7 +112,8 @@ static void *mutex_worker(void *arg)
 		volatile uint64_t v;
 
 		atomic_fetch_add(&sh->waiting, 1);
-		fl_lock(&sh->lock, &t->c);
+		if (!sh->try_first || i % 2 || !fl_trylock(&sh->lock, &t->c))
+			fl_lock(&sh->lock, &t->c);
 		atomic_fetch_sub(&sh->waiting, 1);
 		if (atomic_exchange_explicit(&sh->in_cs, 1, memory_order_relaxed))
 			atomic_fetch_add(&sh->violations, 1);
@@ -165,7 +167,7 @@ static int run_threads(struct shared *sh, struct thr *t, unsigned n,
  * was seen (the run proved nothing); extra gets the figures.
  */
 static int mutex_run(const struct fl_lock_ops *ops, unsigned threads,
-		     uint64_t iters, char *extra, size_t len)
+		     uint64_t iters, bool try_first, char *extra, size_t len)
 {
 	struct shared *sh = aligned_alloc(FL_CACHELINE, sizeof(*sh));
 	struct thr *t = calloc(threads, sizeof(*t));
@@ -177,6 +179,7 @@ static int mutex_run(const struct fl_lock_ops *ops, unsigned threads,
 	memset(sh, 0, sizeof(*sh));
 	fl_lock_init(&sh->lock, ops);
 	sh->iters = iters;
+	sh->try_first = try_first;
 	ok = run_threads(sh, t, threads, mutex_worker) == 0;
 	sum(t, threads, &s);
 	overlaps = atomic_load(&sh->violations);
@@ -197,18 +200,24 @@ static int mutex_run(const struct fl_lock_ops *ops, unsigned threads,
 	return ret;
 }
 
+/*
+ * try_first: every other acquire is fl_trylock() and, if that fails,
+ * fl_lock() (the engine's timed acquire): exclusion and exact lock calls
+ * (one per acquisition, none for a failed try) hold with it too.
+ */
 static void test_mutex(const struct fl_lock_ops *ops, unsigned threads,
-		       uint64_t iters)
+		       uint64_t iters, bool try_first)
 {
 	char extra[300];
-	int r = mutex_run(ops, threads < 2 ? 2 : threads, iters, extra,
-			  sizeof(extra));
+	int r = mutex_run(ops, threads < 2 ? 2 : threads, iters, try_first,
+			  extra, sizeof(extra));
 
 	if (r < 0)
 		strncat(extra, "; NO CONTENTION SEEN: the test proved nothing",
 			sizeof(extra) - strlen(extra) - 1);
-	tap(r == 1, "%s: mutual exclusion under forced contention", ops->name,
-	    extra);
+	tap(r == 1, try_first ?
+	    "%s: mutual exclusion under forced contention, trylock first" :
+	    "%s: mutual exclusion under forced contention", ops->name, extra);
 }
 
 /* The check itself must fail on a lock that does not lock, every time. */
@@ -220,7 +229,7 @@ static void test_check_catches_broken(unsigned threads, uint64_t iters)
 
 	for (int i = 0; i < RUNS; i++) {
 		if (mutex_run(&fl_lock_test_broken, threads < 2 ? 2 : threads,
-			      iters, extra, sizeof(extra)) == 0)
+			      iters, false, extra, sizeof(extra)) == 0)
 			caught++;
 		else
 			snprintf(last, sizeof(last), "missed: %.240s", extra);
@@ -255,6 +264,46 @@ static void test_uncontended(const struct fl_lock_ops *ops)
 	tap(ok, "%s: 1 thread -> exact calls, 0 syscalls", ops->name, extra);
 	fl_lock_destroy(&sh->lock);
 	free(sh);
+}
+
+/*
+ * trylock (the engine's timed acquire): one attempt that never waits.  On
+ * a free lock it takes it and counts one lock call; on a held one (held
+ * by this thread: no second thread needed, and no lock here waits in
+ * trylock) it fails and counts nothing; after the unlock it takes it
+ * again.  A TID mode needs the TID cached, as the engine's workers have
+ * it.  No kernel op is called: the modes of FUTEX_LOCK run here too.
+ */
+static void test_trylock(const struct fl_lock_ops *ops)
+{
+	struct fl_lock *l = aligned_alloc(FL_CACHELINE, sizeof(*l));
+	struct fl_counters c;
+	bool t1, t2, t3;
+	char extra[160];
+	uint64_t n1, n2, n3;
+
+	memset(&c, 0, sizeof(c));
+	(void)fl_gettid();
+	fl_lock_init(l, ops);
+	t1 = fl_trylock(l, &c);
+	n1 = c.lock_calls;
+	t2 = fl_trylock(l, &c);
+	n2 = c.lock_calls;
+	if (t1)
+		fl_unlock(l, &c);
+	t3 = fl_trylock(l, &c);
+	n3 = c.lock_calls;
+	if (t3)
+		fl_unlock(l, &c);
+	snprintf(extra, sizeof(extra), "free %d (calls %" PRIu64 "), held %d "
+		 "(calls %" PRIu64 "), free again %d (calls %" PRIu64 ")",
+		 t1, n1, t2, n2, t3, n3);
+	tap(t1 && n1 == 1 && !t2 && n2 == 1 && t3 && n3 == 2 &&
+	    c.lock_syscalls == 0 && c.unlock_syscalls == 0,
+	    "%s: trylock takes a free lock, fails on a held one, counts what it took",
+	    ops->name, extra);
+	fl_lock_destroy(l);
+	free(l);
 }
 
 static void *contend_worker(void *arg)
@@ -934,7 +983,8 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	ntests = nsel * 3 + 18;	/* of the 18, 3 are the first lock, one per TID mode */
+	/* of the 18, 3 are the first lock, one per TID mode */
+	ntests = nsel * 5 + 18 + fl_spinlock_nmodes;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
@@ -947,16 +997,20 @@ int main(int argc, char **argv)
 	skips += test_woken_mark(require);
 	skips += test_user_spin_backoff_knob(require);
 	test_check_catches_broken((unsigned)threads, iters / 4 ? iters / 4 : 1);
+	for (size_t i = 0; i < fl_spinlock_nmodes; i++)
+		test_trylock(fl_spinlock_modes[i]);
 	for (size_t i = 0; i < nsel; i++) {
 		const struct fl_lock_ops *ops = sel[i];
 
+		test_trylock(ops);
 		if (!fl_lock_available(ops)) {
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < 4; k++)
 				skips += no_futex_lock(require, ops->name);
 			continue;
 		}
 		test_uncontended(ops);
-		test_mutex(ops, (unsigned)threads, iters);
+		test_mutex(ops, (unsigned)threads, iters, false);
+		test_mutex(ops, (unsigned)threads, iters, true);
 		test_contended(ops);
 	}
 	printf("# %d tests, %d failed, %d skipped\n", testno, failures, skips);
