@@ -184,9 +184,10 @@ static void *worker(void *arg)
 		goto done;
 	}
 	/*
-	 * Plain iterations in batches of 'gap' (the random phase, then
-	 * every - 1), then one timed acquire; the plain loop checks nothing
-	 * but its count (or the stop flag).
+	 * Without sampling, plain iterations: lock(), the critical section,
+	 * unlock(), checking nothing but the count (or the stop flag).  With
+	 * sampling, every acquire is ITER_TRY() (below), the first sampled
+	 * one after 'gap' (the random phase), then every 'every'th.
 	 */
 	/*
 	 * The exclusion check (struct fl_owner) around a load / 64-loop
@@ -212,75 +213,79 @@ static void *worker(void *arg)
 		fl_delay(outside);		\
 	} while (0)
 	/*
-	 * One timed acquire.  Its clock reads must not open a gap between
-	 * the thread's previous unlock and its attempt: with little work
-	 * outside the lock an untimed thread takes the lock again at once,
-	 * and a clock read before the attempt gave a waiter the window, so
-	 * the timed acquire was the one that waited (the budget sweep of
-	 * 2026-11-29: the sampled waits added up to more time than the
-	 * threads had).  So it first tries the lock with no clock read (an
-	 * acquire that does not wait is a sample of 0) and reads the clock
-	 * only once that failed.  A wait goes into the histogram inside the
-	 * critical section (after the exclusion check's window), not between
-	 * the unlock and the next attempt; a no-wait acquire is only counted
-	 * (lat_zero, into the histogram at the end), so that it adds next to
-	 * nothing to the hold.
+	 * An acquire when sampling.  Its clock reads must not change the
+	 * race it times.  With little work outside the lock an unsampled
+	 * thread takes the lock again at once after its unlock; anything the
+	 * sampled acquire does first gives a waiter the window, and it is
+	 * the one that waits.  Two samplers did that:
+	 *  - a clock read before lock() (before 2026-11-29: in the budget
+	 *    sweep the sampled waits added up to 0.5-134 times the threads'
+	 *    time);
+	 *  - a try first, but only for the sampled acquire, after the batch
+	 *    loop's exit and a branch (4131253: 1.23-1.30 at 2/10000/0 with
+	 *    a 1-ms kernel spin; under TCG every conditional branch ends a
+	 *    translation block).
+	 * So every acquire takes the same path to its try: the count (no
+	 * branch) and trylock.  Only after a failed try does the sampled one
+	 * read the clock around lock(); an acquire that did not wait is a
+	 * sample of 0, only counted (lat_zero, into the histogram at the
+	 * end); a wait goes into the histogram inside the critical section
+	 * (after the exclusion check's window), not between the unlock and
+	 * the next try.  The unsampled acquires try first too: one more
+	 * cmpxchg before lock() when the lock is held.
 	 */
-#define TIMED_ITER() do {				\
-		const bool waits = !fl_trylock(l, &w->c); \
-		uint64_t t0 = 0, t1 = 0;		\
-							\
-		if (waits) {				\
-			t0 = fl_now_ns();		\
-			fl_lock(l, &w->c);		\
-			t1 = fl_now_ns();		\
-		}					\
-		CRITICAL();				\
-		if (waits)				\
-			fl_hist_add(&w->lat, t1 - t0);	\
-		else					\
-			lat_zero++;			\
-		fl_unlock(l, &w->c);			\
-		fl_delay(outside);			\
+#define ITER_TRY() do {					\
+		const bool sampled = --cnt == 0;		\
+		const bool waits = !fl_trylock(l, &w->c);	\
+		uint64_t t0 = 0, t1 = 0;			\
+								\
+		if (waits) {					\
+			if (sampled)				\
+				t0 = fl_now_ns();		\
+			fl_lock(l, &w->c);			\
+			if (sampled)				\
+				t1 = fl_now_ns();		\
+		}						\
+		CRITICAL();					\
+		if (sampled) {					\
+			if (waits)				\
+				fl_hist_add(&w->lat, t1 - t0);	\
+			else					\
+				lat_zero++;			\
+			cnt = every;				\
+		}						\
+		fl_unlock(l, &w->c);				\
+		fl_delay(outside);				\
 	} while (0)
-	if (!timed) {
-		const uint64_t n = w->target;
-
-		while (i < n) {
-			uint64_t lim = every ? i + gap : n;
-
-			if (lim > n)
-				lim = n;
-			for (; i < lim; i++)
-				ITER();
-			if (every && i < n) {
-				TIMED_ITER();
-				i++;
-			}
-			gap = every ? every - 1 : 0;
-		}
-	} else {
+	if (!every && !timed) {
+		for (; i < w->target; i++)
+			ITER();
+	} else if (!every) {
 		while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
-			for (uint64_t k = every ? gap : 1024; k; k--) {
+			for (uint64_t k = 1024; k; k--) {
 				if (atomic_load_explicit(&b->stop,
 							 memory_order_relaxed))
 					goto done;
 				ITER();
 				i++;
 			}
-			if (every) {
-				if (atomic_load_explicit(&b->stop,
-							 memory_order_relaxed))
-					goto done;
-				TIMED_ITER();
-				i++;
-			}
-			gap = every ? every - 1 : 0;
+		}
+	} else if (!timed) {
+		uint64_t cnt = gap + 1;
+
+		for (; i < w->target; i++)
+			ITER_TRY();
+	} else {
+		uint64_t cnt = gap + 1;
+
+		while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
+			ITER_TRY();
+			i++;
 		}
 	}
 done:
 #undef ITER
-#undef TIMED_ITER
+#undef ITER_TRY
 #undef CRITICAL
 	w->t_end = fl_now_ns();
 	fl_hist_add_zeros(&w->lat, lat_zero);
