@@ -187,7 +187,8 @@ struct fl_lock_ops {
 	void (*destroy)(struct fl_lock *l);
 	void (*lock)(struct fl_lock *l, struct fl_counters *c);
 	/* one attempt that never waits: true if it took the lock, counted
-	 * as a lock call only then (the engine's timed acquire, lib/bench.c) */
+	 * as a lock call only then (the engine's first attempt of every
+	 * acquire while it samples latency, lib/bench.c) */
 	bool (*trylock)(struct fl_lock *l, struct fl_counters *c);
 	void (*unlock)(struct fl_lock *l, struct fl_counters *c);
 	/* TID-owner locks (fl_tid_lock()): the futex ops of their slow

@@ -162,7 +162,7 @@ static void *worker(void *arg)
 	uint64_t i = 0, gap, lat_zero = 0;
 	const bool timed = b->cfg->iterations == 0;
 	/*
-	 * Latency sampling with a random phase per thread: the first timed
+	 * Latency sampling with a random phase per thread: the first sampled
 	 * acquire is a uniformly random one of the first 'every', then every
 	 * 'every'th; each acquire of every thread is sampled with probability
 	 * 1/every, so a thread with fewer than 'every' acquires (a starved

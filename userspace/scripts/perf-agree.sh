@@ -9,7 +9,8 @@
 # iterations / whole seconds from thread creation to the stop).  Its
 # default engine does more per iteration (the exclusion check's owner word
 # and 64-loop counter window inside the lock, calls through the mode's
-# function pointers, a timed acquire every 1024): with PA_ENGINE=1 it runs
+# function pointers, a trylock before every acquire and the clock on
+# every 1024th that waits): with PA_ENGINE=1 it runs
 # as well, as a fourth run per repetition (E), to show that difference.
 # Each repetition runs perf twice (A and A') and futex_lock once (F), in a
 # new random order; the ratios F/A and A'/A of each repetition give a

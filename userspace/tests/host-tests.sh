@@ -167,6 +167,14 @@ check "--latency-every 1000 with 500 acquires per thread: sampled anyway (${lat_
 out=$("$FL" -m waitwake -m pthread -m spin -i 20000 -t 1 -d 0 -w 0 --latency 2>&1); rc=$?
 check "--latency at 1 thread: every acquire tried first, none waited, every sample 0" \
 	eval '[ $rc -eq 0 ] && [ "$(grep -cE "^acquire latency \(every 1st acquire, 20000 samples\): p50 0\.000 us, p90 0\.000 us, p99 0\.000 us, p99\.9 0\.000 us, max 0\.000 us$" <<<"$out")" = 3 ]'
+# the sampling rate is exact: one thread, every 16th of 16000 acquires is
+# 1000 samples, all 0 (no wait); a time-bounded run samples as well
+out=$("$FL" -m spin -i 16000 -t 1 -d 0 -w 0 --latency-every 16 2>&1); rc=$?
+check "--latency-every 16 of 16000 acquires at 1 thread: exactly 1000 samples, all 0" \
+	eval '[ $rc -eq 0 ] && grep -qx "acquire latency (every 16th acquire, 1000 samples): p50 0.000 us, p90 0.000 us, p99 0.000 us, p99.9 0.000 us, max 0.000 us" <<<"$out"'
+out=$("$FL" -m waitwake -t 1 -d 0 -w 0 --duration 0.05 --latency-every 16 2>&1); rc=$?
+check "--duration with --latency-every 16 at 1 thread: sampled, all 0" \
+	eval '[ $rc -eq 0 ] && grep -qE "^acquire latency \(every 16th acquire, [1-9][0-9]* samples\): p50 0\.000 us, .*max 0\.000 us" <<<"$out"'
 # ... and two threads with no work outside the lock wait (a spin lock
 # spins while the other holds, on one CPU while the holder is
 # preempted), so some samples are not 0; every acquire is sampled.  A

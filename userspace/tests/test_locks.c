@@ -202,7 +202,7 @@ static int mutex_run(const struct fl_lock_ops *ops, unsigned threads,
 
 /*
  * try_first: every other acquire is fl_trylock() and, if that fails,
- * fl_lock() (the engine's timed acquire): exclusion and exact lock calls
+ * fl_lock() (the engine's acquire while it samples latency): exclusion and exact lock calls
  * (one per acquisition, none for a failed try) hold with it too.
  */
 static void test_mutex(const struct fl_lock_ops *ops, unsigned threads,
@@ -267,7 +267,8 @@ static void test_uncontended(const struct fl_lock_ops *ops)
 }
 
 /*
- * trylock (the engine's timed acquire): one attempt that never waits.  On
+ * trylock (the engine's first attempt while it samples latency): one
+ * attempt that never waits.  On
  * a free lock it takes it and counts one lock call; on a held one (held
  * by this thread: no second thread needed, and no lock here waits in
  * trylock) it fails and counts nothing; after the unlock it takes it
