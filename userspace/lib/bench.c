@@ -232,7 +232,8 @@ static void *worker(void *arg)
 	 * end); a wait goes into the histogram inside the critical section
 	 * (after the exclusion check's window), not between the unlock and
 	 * the next try.  The unsampled acquires try first too: one more
-	 * cmpxchg before lock() when the lock is held.
+	 * attempt (a call to the mode's trylock) before lock() when the
+	 * lock is held, and trylock alone when it is free.
 	 */
 #define ITER_TRY() do {					\
 		const bool sampled = --cnt == 0;		\

@@ -202,8 +202,9 @@ static int mutex_run(const struct fl_lock_ops *ops, unsigned threads,
 
 /*
  * try_first: every other acquire is fl_trylock() and, if that fails,
- * fl_lock() (the engine's acquire while it samples latency): exclusion and exact lock calls
- * (one per acquisition, none for a failed try) hold with it too.
+ * fl_lock() (the engine's acquire while it samples latency): exclusion
+ * and exact lock calls (one per acquisition, none for a failed try) hold
+ * with it too.
  */
 static void test_mutex(const struct fl_lock_ops *ops, unsigned threads,
 		       uint64_t iters, bool try_first)
@@ -268,11 +269,10 @@ static void test_uncontended(const struct fl_lock_ops *ops)
 
 /*
  * trylock (the engine's first attempt while it samples latency): one
- * attempt that never waits.  On
- * a free lock it takes it and counts one lock call; on a held one (held
- * by this thread: no second thread needed, and no lock here waits in
- * trylock) it fails and counts nothing; after the unlock it takes it
- * again.  A TID mode needs the TID cached, as the engine's workers have
+ * attempt that never waits.  On a free lock it takes it and counts one
+ * lock call; on a held one (held by this thread: no second thread
+ * needed, and no lock here waits in trylock) it fails and counts
+ * nothing; after the unlock it takes it again.  A TID mode needs the TID cached, as the engine's workers have
  * it.  No kernel op is called: the modes of FUTEX_LOCK run here too.
  */
 static void test_trylock(const struct fl_lock_ops *ops)
