@@ -5,6 +5,7 @@
 Usage: matrix-judge.py [--counters] [--strict] CELLS_DIR_OR_FILE...
        matrix-judge.py --pool [--strict] CELLS_DIR...
        matrix-judge.py --lever=INSTANCE CELLS_DIR_OR_FILE...
+       matrix-judge.py --adaptive=INSTANCE [--pool] [--counters] [--strict] CELLS_DIR...
   (default: every Documentation/results/matrix-cells-*/)
 
 Per cell (threads x hold x outside): R x D of the last attempt, the A/A
@@ -48,6 +49,11 @@ adaptive@user_spin=0: what the lever buys; futex_lock@user_spin=1: what
 the kernel spin adds to the user spin), pair by pair through the same
 engine, with FUTEX_LOCK's A/A band as for the best mainline lock; and
 INSTANCE/FUTEX_LOCK as futex_lock printed it.  Exit 1 if a cell lacks it.
+--adaptive=INSTANCE (alone or with --pool, --counters, --strict): the same
+judge with INSTANCE (a knob variant of ADAPTIVE the matrix ran, e.g. a fixed
+spin budget, adaptive@spin_calibrate=0) in the shipped ADAPTIVE's place:
+would the issue's goal hold with that setting?  A cell without INSTANCE
+fails the goal.
 Exit: 0 (report), 2 no readable cell; --strict: 1 when the goal is not met.
 """
 import glob
@@ -62,6 +68,9 @@ MAINLINE = ("pthread", "pthread-adaptive", "waitwake")
 SLOWER_MEDIAN = 0.97
 WIN = 1.25
 MUTANT = os.environ.get("FL_JUDGE_MUTANT", "")
+# the instance judged as ADAPTIVE (--adaptive=INSTANCE: a knob variant in
+# its place, e.g. a fixed spin budget, by the same rules)
+AD = "adaptive"
 
 
 def load(paths):
@@ -120,7 +129,7 @@ def win_held(med, verdict):
 def judge(c):
     """the issue-17 reading of one cell record"""
     modes = c["modes"]
-    ad = modes.get("adaptive") or {}
+    ad = modes.get(AD if MUTANT != "adaptive-ignored" else "adaptive") or {}
     r = {"ad": ad}
     r["ratio"] = (ad.get("ratio"), ad.get("ratio_lo"), ad.get("ratio_hi"))
     r["verdict"] = ad.get("verdict") or "-"
@@ -190,7 +199,7 @@ def user_spin_block(c):
 def counters_block(c):
     out = user_spin_block(c)
     moved = set()
-    for m in ("futex_lock", "adaptive"):
+    for m in ("futex_lock", AD):
         kc = (c["modes"].get(m) or {}).get("kernel_counters")
         if not kc:
             continue
@@ -214,6 +223,12 @@ BASE, CONTROL = "futex_lock", "futex_lock (A/A)"
 def engine_name(inst):
     """an instance's name for the engine: FUTEX_LOCK is its baseline
     "glibc", the A/A copy its control "glibc-aa" (apps_table's names)"""
+    if MUTANT == "adaptive-ignored":
+        return {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
+    if inst == AD:
+        return "adaptive"
+    if inst == "adaptive":
+        return "adaptive (shipped)"	# --adaptive=INSTANCE: not judged
     return {BASE: "glibc", CONTROL: "glibc-aa"}.get(inst, inst)
 
 POOL_MAX_PAIRS = 200	# apps_table's MAXR
@@ -313,7 +328,7 @@ def lever_main(cells, other):
 
 def boot_vs(c, best):
     """a boot's own ADAPTIVE/best comparison (futex_lock's vs column)"""
-    return ((c["modes"].get("adaptive") or {}).get("vs") or {}).get(best) or {}
+    return ((c["modes"].get(AD) or {}).get("vs") or {}).get(best) or {}
 
 
 def triple(v):
@@ -420,6 +435,8 @@ def pool_main(cells, opts):
         print("   %s; %d CPUs; kernel %s" % (e[0], e[2], e[1]))
     if len(envs) > 1:
         print("   WARNING: the boots differ in machine or kernel; pooling them mixes two experiments")
+    if AD != "adaptive":
+        print("   ADAPTIVE below is the instance %s, judged in the shipped ADAPTIVE's place" % AD)
     print("   pairs: repetitions of all boots (each boot's last attempt; a pair with a failed or missing run is dropped by the engine)")
     print("%-5s %-6s %-6s %-5s %-5s %-23s %-6s %-4s %-22s %-18s %-6s %-18s %-17s %-22s %-18s %s" % (
         "thr", "hold", "out", "boots", "pairs", "A/A pooled [95% CI]", "width", "res",
@@ -480,6 +497,15 @@ def main(argv):
         return 0
     lever = [o[len("--lever="):] for o in opts if o.startswith("--lever=")]
     opts = [o for o in opts if not o.startswith("--lever=")]
+    instead = [o[len("--adaptive="):] for o in opts if o.startswith("--adaptive=")]
+    opts = [o for o in opts if not o.startswith("--adaptive=")]
+    if len(instead) > 1 or (instead and (not instead[0] or lever or instead[0] in (BASE, CONTROL))):
+        sys.stderr.write("matrix-judge: --adaptive=INSTANCE once, not with --lever, not FUTEX_LOCK"
+                         " or its A/A copy\n%s" % __doc__)
+        return 2
+    if instead:
+        global AD
+        AD = instead[0]
     for o in opts:
         if o not in ("--counters", "--strict", "--pool"):
             sys.stderr.write("matrix-judge: unknown option %s\n%s" % (o, __doc__))
@@ -518,13 +544,17 @@ def main(argv):
         print("== issue 17 matrix: %s%s" % (label, " -- VM/TCG EMULATION FIGURES (compare ratios only)" if tcg else ""))
         print("   %s; %s x %d CPUs; kernel %s; A/A band [%g, %g]" % (
             c0["environment"], c0["cpu"], c0["ncpus"], c0["kernel"], c0["aa_band"][0], c0["aa_band"][1]))
+        if AD != "adaptive":
+            print("   ADAPTIVE below is the instance %s, judged in the shipped ADAPTIVE's place" % AD)
         print("%-5s %-6s %-6s %-10s %-23s %-6s %-5s %-20s %-18s %-7s %-17s %-20s %s" % (
             "thr", "hold", "out", "R x D", "A/A [95% CI]", "width", "res", "ADAPTIVE/FUTEX_LOCK",
             "verdict", "slower", "best mainline", "ADAPTIVE/best", "verdict"))
         nres = nslow = nloss = 0
-        unres, slow, loss, wins = [], [], [], []
+        unres, slow, loss, wins, missing = [], [], [], [], []
         for c in cs:
             j = judge(c)
+            if not j["ad"] and MUTANT != "missing-ok":
+                missing.append(c)
             aa = c["aa"] or {}
             nres += bool(c["resolved"])
             if not c["resolved"]:
@@ -568,7 +598,11 @@ def main(argv):
                 for c, j in wins)))
         else:
             print("2-thread wins: no 2-thread, outside-0 cell in this grid")
-        met = not unres and not slow and not loss and all(j["win_ok"] for _, j in wins)
+        if missing:
+            print("no %s in %d cell(s): %s" % (AD, len(missing), ", ".join(
+                "t%d/h%d/w%d" % (c["threads"], c["hold_loops"], c["outside_loops"]) for c in missing)))
+        met = (not unres and not slow and not loss and not missing and
+               all(j["win_ok"] for _, j in wins))
         goal = goal and met
         print("issue 17 goal on these %d cells: %s" % (len(cs), "MET" if met else "NOT MET"))
         print()

@@ -417,6 +417,87 @@ fails "lever check fails against a judge with no noise floor (mutant pool-zero-b
 "$PY" "$JUDGE" --lever=futex_lock "$P/g" >/dev/null 2>&1; r3=$?
 holds "judge --lever= (empty), --lever with --pool, --lever=futex_lock (the baseline): exit 2" test "$r1$r2$r3" = 222
 
+# --- --adaptive=INSTANCE: the issue's judge with a knob variant in the
+# shipped ADAPTIVE's place (set two: ADAPTIVE meets the goal, the variant
+# adaptive@x=1 is shown slower at 8 threads and short of the 2-thread win;
+# set one: a cell without the variant; boot h: pooled, the variant's
+# pairs at 0.90 of FUTEX_LOCK, the shipped ADAPTIVE's at 1.00) ---
+I=$TMP/inst
+mkdir -p "$I/two" "$I/one" "$P/h"
+"$PY" - "$I" "$P/h" <<'EOF'
+import json, math, os, sys
+d, h = sys.argv[1], sys.argv[2]
+def inst(r):
+    return {"mode": "adaptive", "available": True, "median_kiter_s": 100.0 * r[0],
+            "ratio": r[0], "ratio_lo": r[1], "ratio_hi": r[2], "verdict": r[3], "vs": {}}
+def record(t, label, modes, **kw):
+    c = {"schema": "fl-matrix-cell/1", "complete": True, "threads": t, "hold_loops": 0,
+         "outside_loops": 0, "label": label, "environment": "synthetic", "cpu": "none",
+         "ncpus": 2, "kernel": "none", "resolved": True, "aa_band": [0.95, 1.05], "n": 10,
+         "duration_s": 0.2, "aa": {"n": 10, "median": 1.0, "lo": 0.98, "hi": 1.02},
+         "aa_width": 0.04, "modes": modes}
+    c.update(kw)
+    return c
+def cell(sub, t, ad, var):
+    modes = {"futex_lock": {"mode": "futex_lock", "baseline": True, "available": True,
+                            "median_kiter_s": 100.0, "ratio": 1, "verdict": "baseline"},
+             "adaptive": inst(ad)}
+    if var:
+        modes["adaptive@x=1"] = inst(var)
+    json.dump(record(t, "synthetic", modes), open(os.path.join(d, sub, "t%d-h0-w0.json" % t), "w"))
+cell("two", 2, (1.30, 1.26, 1.40, "faster"), (1.20, 1.15, 1.25, "faster"))
+cell("two", 8, (1.00, 0.98, 1.02, "indistinguishable"), (0.90, 0.85, 0.93, "slower"))
+cell("one", 8, (1.00, 0.98, 1.02, "indistinguishable"), None)
+runs = []
+for r in range(1, 11):
+    fl = 100.0 * (1 + 0.02 * math.sin(r))
+    vals = {"futex_lock": fl, "futex_lock (A/A)": fl * (1 + 0.01 * math.sin(2.3 * r)),
+            "adaptive": fl * (1 + 0.005 * math.sin(3.1 * r)),
+            "adaptive@x=1": fl * 0.90 * (1 + 0.005 * math.cos(1.3 * r))}
+    runs += [{"instance": i, "mode": i.split("@")[0].split(" ")[0], "rep": r, "ok": True,
+              "available": True, "kiter_s": v} for i, v in vals.items()]
+json.dump({"runs": runs}, open(os.path.join(h, "t3-h0-w0.futex_lock.json"), "w"))
+modes = {"futex_lock": {"available": True, "median_kiter_s": 100.0},
+         "adaptive": inst((1.00, 0.99, 1.01, "indistinguishable")),
+         "adaptive@x=1": inst((0.90, 0.89, 0.91, "slower"))}
+json.dump(record(3, "synth-h", modes, aa={"n": 10, "median": 1.0, "lo": 0.99, "hi": 1.01},
+                 aa_width=0.02, futex_lock_json="t3-h0-w0.futex_lock.json"),
+          open(os.path.join(h, "t3-h0-w0.json"), "w"))
+EOF
+ad() { local out=$1; shift; "$PY" "$JUDGE" "$@" >"$I/$out" 2>&1; echo $? >"$I/$out.rc"; }
+ad shipped.out --strict "$I/two"
+ad var.out --strict --adaptive=adaptive@x=1 "$I/two"
+FL_JUDGE_MUTANT=adaptive-ignored ad var-mut.out --strict --adaptive=adaptive@x=1 "$I/two"
+ad none.out --adaptive=adaptive@x=1 "$I/one"
+FL_JUDGE_MUTANT=missing-ok ad none-mut.out --adaptive=adaptive@x=1 "$I/one"
+ad_var() {
+	grep -q '^issue 17 goal on these 2 cells: MET$' "$I/shipped.out" &&
+	[ "$(cat "$I/shipped.out.rc")" = 0 ] &&
+	grep -q "ADAPTIVE below is the instance adaptive@x=1" "$1" &&
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 1: t8/h0/w0 0.90 \[0.85-0.93\]$' "$1" &&
+	grep -q 'h0 1.20 \[1.15-1.25\] NOT held' "$1" &&
+	grep -q '^issue 17 goal on these 2 cells: NOT MET$' "$1" && [ "$(cat "$1.rc")" = 1 ]
+}
+holds "judge --adaptive=adaptive@x=1: the variant, shown slower at 8 threads and short of the win, fails the goal the shipped ADAPTIVE meets" ad_var "$I/var.out"
+fails "adaptive check fails against a judge that ignores --adaptive (mutant adaptive-ignored)" ad_var "$I/var-mut.out"
+ad_none() { grep -q '^no adaptive@x=1 in 1 cell(s): t8/h0/w0$' "$1" && grep -q ': NOT MET$' "$1"; }
+holds "judge --adaptive=INSTANCE: a cell without the instance fails the goal" ad_none "$I/none.out"
+fails "missing-instance check fails against a judge that lets a missing instance pass (mutant missing-ok)" ad_none "$I/none-mut.out"
+"$PY" "$JUDGE" --adaptive= "$I/two" >/dev/null 2>&1; r1=$?
+"$PY" "$JUDGE" --adaptive=adaptive@x=1 --lever=pthread "$I/two" >/dev/null 2>&1; r2=$?
+"$PY" "$JUDGE" --adaptive=futex_lock "$I/two" >/dev/null 2>&1; r3=$?
+holds "judge --adaptive= (empty), --adaptive with --lever, --adaptive=futex_lock (the baseline): exit 2" test "$r1$r2$r3" = 222
+pool h.out "$P/h"
+pool hv.out --adaptive=adaptive@x=1 "$P/h"
+FL_JUDGE_MUTANT=adaptive-ignored pool hv-mut.out --adaptive=adaptive@x=1 "$P/h"
+ad_pool() {
+	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK, pooled (interval below 1, median below 0.97): 0$' "$P/h.out" &&
+	grep -q "ADAPTIVE below is the instance adaptive@x=1" "$1" &&
+	grep -qE '^ADAPTIVE shown slower than FUTEX_LOCK, pooled \(interval below 1, median below 0.97\): 1: t3/h0/w0 0\.(89|90)' "$1"
+}
+holds "judge --pool --adaptive=adaptive@x=1: the variant's pairs (0.90) are judged, not the shipped ADAPTIVE's (1.00)" ad_pool "$P/hv.out"
+fails "pooled adaptive check fails against a judge that ignores --adaptive (mutant adaptive-ignored)" ad_pool "$P/hv-mut.out"
+
 # --- the plot: the ADAPTIVE panel shows the lock itself, not another
 # instance of its mode (adaptive@KNOB=V, run in the same cell) ---
 plot_check() {
