@@ -5,7 +5,7 @@
 Usage: matrix-judge.py [--counters] [--strict] CELLS_DIR_OR_FILE...
        matrix-judge.py --pool [--strict] CELLS_DIR...
        matrix-judge.py --lever=INSTANCE CELLS_DIR_OR_FILE...
-       matrix-judge.py --adaptive=INSTANCE [--pool] [--counters] [--strict] CELLS_DIR...
+       matrix-judge.py --adaptive=INSTANCE [--pool | --counters] [--strict] CELLS_DIR...
   (default: every Documentation/results/matrix-cells-*/)
 
 Per cell (threads x hold x outside): R x D of the last attempt, the A/A
@@ -21,7 +21,7 @@ with ADAPTIVE's paired ratio to it ("vs", lib/compare.c) and whether
 ADAPTIVE loses to it beyond the A/A band (verdict slower).  Every number is
 futex_lock's (lib/compare.c); this script only reads and applies the rules
 of issue 17.  --counters: the kernel counters per 1000 iterations of
-futex_lock and adaptive per cell (every counter the stats file has,
+futex_lock and adaptive (or INSTANCE, below) per cell (every counter the stats file has,
 nonzero ones), and the settings (counters that did not move).
 Goal (issue 17): every cell resolved, none shown slower, the 2-thread
 no-outside-work cells at >= 1.25, no loss to the best mainline lock.
@@ -52,8 +52,9 @@ INSTANCE/FUTEX_LOCK as futex_lock printed it.  Exit 1 if a cell lacks it.
 --adaptive=INSTANCE (alone or with --pool, --counters, --strict): the same
 judge with INSTANCE (a knob variant of ADAPTIVE the matrix ran, e.g. a fixed
 spin budget, adaptive@spin_calibrate=0) in the shipped ADAPTIVE's place:
-would the issue's goal hold with that setting?  A cell without INSTANCE
-fails the goal.
+would the issue's goal hold with that setting?  INSTANCE must be an
+instance of adaptive.  A cell (or, pooled, any boot of it) without a
+figure of INSTANCE fails the goal.
 Exit: 0 (report), 2 no readable cell; --strict: 1 when the goal is not met.
 """
 import glob
@@ -124,6 +125,13 @@ def shown_below(med, hi, verdict):
 def win_held(med, verdict):
     """a 2-thread, no-outside-work cell keeps its win"""
     return med is not None and med >= WIN and verdict == "faster"
+
+
+def unusable(ad):
+    """ADAPTIVE's (or INSTANCE's) record gives no figure: missing, not
+    available, or a failed comparison"""
+    return (not ad or not ad.get("available", True) or ad.get("ratio") is None or
+            ad.get("verdict") in (None, "failed"))
 
 
 def judge(c):
@@ -378,6 +386,10 @@ def pooled(boots):
     # no pooled verdict from a failed run or a missing figure: judged NOT MET
     r["no_verdict"] = [m for m, v in (("ADAPTIVE", ad), ("A/A", aa))
                        if not v or v.get("verdict") in (None, "failed") or v.get("median") is None]
+    # a boot without a figure of ADAPTIVE (INSTANCE) would drop out of the
+    # pool unseen: the cell gets no pooled verdict
+    r["no_verdict"] += ["%s in %s" % (AD, c["label"]) for c, j in zip(boots, js)
+                        if unusable(j["ad"]) and MUTANT != "missing-ok"]
     # boots whose own intervals do not overlap measured different things:
     # a pooled interval would hide that, so the cell gets no pooled verdict
     r["disagree"] = []
@@ -499,9 +511,10 @@ def main(argv):
     opts = [o for o in opts if not o.startswith("--lever=")]
     instead = [o[len("--adaptive="):] for o in opts if o.startswith("--adaptive=")]
     opts = [o for o in opts if not o.startswith("--adaptive=")]
-    if len(instead) > 1 or (instead and (not instead[0] or lever or instead[0] in (BASE, CONTROL))):
-        sys.stderr.write("matrix-judge: --adaptive=INSTANCE once, not with --lever, not FUTEX_LOCK"
-                         " or its A/A copy\n%s" % __doc__)
+    if len(instead) > 1 or (instead and (lever or instead[0].split("@")[0] != "adaptive"
+                                         or instead[0].startswith("adaptive (A/A)"))):
+        sys.stderr.write("matrix-judge: --adaptive=INSTANCE once, not with --lever, and INSTANCE an"
+                         " instance of adaptive (adaptive@KNOB=V,...)\n%s" % __doc__)
         return 2
     if instead:
         global AD
@@ -553,7 +566,7 @@ def main(argv):
         unres, slow, loss, wins, missing = [], [], [], [], []
         for c in cs:
             j = judge(c)
-            if not j["ad"] and MUTANT != "missing-ok":
+            if unusable(j["ad"]) and MUTANT != "missing-ok":
                 missing.append(c)
             aa = c["aa"] or {}
             nres += bool(c["resolved"])
@@ -599,7 +612,7 @@ def main(argv):
         else:
             print("2-thread wins: no 2-thread, outside-0 cell in this grid")
         if missing:
-            print("no %s in %d cell(s): %s" % (AD, len(missing), ", ".join(
+            print("no figure of %s (missing, unavailable or failed) in %d cell(s): %s" % (AD, len(missing), ", ".join(
                 "t%d/h%d/w%d" % (c["threads"], c["hold_loops"], c["outside_loops"]) for c in missing)))
         met = (not unres and not slow and not loss and not missing and
                all(j["win_ok"] for _, j in wins))

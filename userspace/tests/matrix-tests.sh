@@ -418,18 +418,21 @@ fails "lever check fails against a judge with no noise floor (mutant pool-zero-b
 holds "judge --lever= (empty), --lever with --pool, --lever=futex_lock (the baseline): exit 2" test "$r1$r2$r3" = 222
 
 # --- --adaptive=INSTANCE: the issue's judge with a knob variant in the
-# shipped ADAPTIVE's place (set two: ADAPTIVE meets the goal, the variant
-# adaptive@x=1 is shown slower at 8 threads and short of the 2-thread win;
-# set one: a cell without the variant; boot h: pooled, the variant's
-# pairs at 0.90 of FUTEX_LOCK, the shipped ADAPTIVE's at 1.00) ---
+# shipped ADAPTIVE's place.  Set two: ADAPTIVE meets the goal; the variant
+# adaptive@x=1 is shown slower at 8 threads, short of the 2-thread win and
+# behind pthread there.  Set one: a cell without the variant, set fail: a
+# variant whose comparison failed.  Boot h: pooled, the variant's pairs at
+# 0.90 of FUTEX_LOCK, the shipped ADAPTIVE's at 1.00, the variant written
+# first (a mix-up of the two names would keep the shipped one's value);
+# boot h2: the same cell without the variant. ---
 I=$TMP/inst
-mkdir -p "$I/two" "$I/one" "$P/h"
-"$PY" - "$I" "$P/h" <<'EOF'
+mkdir -p "$I/two" "$I/one" "$I/fail" "$P/h" "$P/h2"
+"$PY" - "$I" "$P" <<'EOF'
 import json, math, os, sys
-d, h = sys.argv[1], sys.argv[2]
-def inst(r):
-    return {"mode": "adaptive", "available": True, "median_kiter_s": 100.0 * r[0],
-            "ratio": r[0], "ratio_lo": r[1], "ratio_hi": r[2], "verdict": r[3], "vs": {}}
+d, p = sys.argv[1], sys.argv[2]
+def inst(r, vs=None):
+    return {"mode": "adaptive", "available": True, "median_kiter_s": 100.0 * (r[0] or 0),
+            "ratio": r[0], "ratio_lo": r[1], "ratio_hi": r[2], "verdict": r[3], "vs": vs or {}}
 def record(t, label, modes, **kw):
     c = {"schema": "fl-matrix-cell/1", "complete": True, "threads": t, "hold_loops": 0,
          "outside_loops": 0, "label": label, "environment": "synthetic", "cpu": "none",
@@ -438,55 +441,74 @@ def record(t, label, modes, **kw):
          "aa_width": 0.04, "modes": modes}
     c.update(kw)
     return c
-def cell(sub, t, ad, var):
+def cell(sub, t, ad, var, ad_vs=None, var_vs=None):
     modes = {"futex_lock": {"mode": "futex_lock", "baseline": True, "available": True,
                             "median_kiter_s": 100.0, "ratio": 1, "verdict": "baseline"},
-             "adaptive": inst(ad)}
+             "adaptive": inst(ad, ad_vs), "pthread": {"mode": "pthread", "available": True,
+                                                      "median_kiter_s": 110.0}}
     if var:
-        modes["adaptive@x=1"] = inst(var)
+        modes["adaptive@x=1"] = inst(var, var_vs)
     json.dump(record(t, "synthetic", modes), open(os.path.join(d, sub, "t%d-h0-w0.json" % t), "w"))
-cell("two", 2, (1.30, 1.26, 1.40, "faster"), (1.20, 1.15, 1.25, "faster"))
+cell("two", 2, (1.30, 1.26, 1.40, "faster"), (1.20, 1.15, 1.25, "faster"),
+     {"pthread": {"n": 10, "median": 1.18, "lo": 1.14, "hi": 1.27, "verdict": "faster"}},
+     {"pthread": {"n": 10, "median": 0.90, "lo": 0.85, "hi": 0.93, "verdict": "slower"}})
 cell("two", 8, (1.00, 0.98, 1.02, "indistinguishable"), (0.90, 0.85, 0.93, "slower"))
 cell("one", 8, (1.00, 0.98, 1.02, "indistinguishable"), None)
-runs = []
-for r in range(1, 11):
-    fl = 100.0 * (1 + 0.02 * math.sin(r))
-    vals = {"futex_lock": fl, "futex_lock (A/A)": fl * (1 + 0.01 * math.sin(2.3 * r)),
-            "adaptive": fl * (1 + 0.005 * math.sin(3.1 * r)),
-            "adaptive@x=1": fl * 0.90 * (1 + 0.005 * math.cos(1.3 * r))}
-    runs += [{"instance": i, "mode": i.split("@")[0].split(" ")[0], "rep": r, "ok": True,
-              "available": True, "kiter_s": v} for i, v in vals.items()]
-json.dump({"runs": runs}, open(os.path.join(h, "t3-h0-w0.futex_lock.json"), "w"))
-modes = {"futex_lock": {"available": True, "median_kiter_s": 100.0},
-         "adaptive": inst((1.00, 0.99, 1.01, "indistinguishable")),
-         "adaptive@x=1": inst((0.90, 0.89, 0.91, "slower"))}
-json.dump(record(3, "synth-h", modes, aa={"n": 10, "median": 1.0, "lo": 0.99, "hi": 1.01},
-                 aa_width=0.02, futex_lock_json="t3-h0-w0.futex_lock.json"),
-          open(os.path.join(h, "t3-h0-w0.json"), "w"))
+cell("fail", 8, (1.00, 0.98, 1.02, "indistinguishable"), (None, None, None, "failed"))
+def boot(sub, label, with_var):
+    runs = []
+    for r in range(1, 11):
+        fl = 100.0 * (1 + 0.02 * math.sin(r))
+        vals = {"adaptive@x=1": fl * 0.90 * (1 + 0.005 * math.cos(1.3 * r))} if with_var else {}
+        vals.update({"futex_lock": fl, "futex_lock (A/A)": fl * (1 + 0.01 * math.sin(2.3 * r)),
+                     "adaptive": fl * (1 + 0.005 * math.sin(3.1 * r))})
+        runs += [{"instance": i, "mode": i.split("@")[0].split(" ")[0], "rep": r, "ok": True,
+                  "available": True, "kiter_s": v} for i, v in vals.items()]
+    json.dump({"runs": runs}, open(os.path.join(p, sub, "t3-h0-w0.futex_lock.json"), "w"))
+    modes = {"futex_lock": {"available": True, "median_kiter_s": 100.0},
+             "adaptive": inst((1.00, 0.99, 1.01, "indistinguishable"))}
+    if with_var:
+        modes["adaptive@x=1"] = inst((0.90, 0.89, 0.91, "slower"))
+    json.dump(record(3, label, modes, aa={"n": 10, "median": 1.0, "lo": 0.99, "hi": 1.01},
+                     aa_width=0.02, futex_lock_json="t3-h0-w0.futex_lock.json"),
+              open(os.path.join(p, sub, "t3-h0-w0.json"), "w"))
+boot("h", "synth-h", True)
+boot("h2", "synth-h2", False)
 EOF
 ad() { local out=$1; shift; "$PY" "$JUDGE" "$@" >"$I/$out" 2>&1; echo $? >"$I/$out.rc"; }
 ad shipped.out --strict "$I/two"
 ad var.out --strict --adaptive=adaptive@x=1 "$I/two"
 FL_JUDGE_MUTANT=adaptive-ignored ad var-mut.out --strict --adaptive=adaptive@x=1 "$I/two"
-ad none.out --adaptive=adaptive@x=1 "$I/one"
-FL_JUDGE_MUTANT=missing-ok ad none-mut.out --adaptive=adaptive@x=1 "$I/one"
+ad none.out --strict --adaptive=adaptive@x=1 "$I/one"
+FL_JUDGE_MUTANT=missing-ok ad none-mut.out --strict --adaptive=adaptive@x=1 "$I/one"
+ad fail.out --strict --adaptive=adaptive@x=1 "$I/fail"
 ad_var() {
 	grep -q '^issue 17 goal on these 2 cells: MET$' "$I/shipped.out" &&
 	[ "$(cat "$I/shipped.out.rc")" = 0 ] &&
 	grep -q "ADAPTIVE below is the instance adaptive@x=1" "$1" &&
 	grep -q '^ADAPTIVE shown slower than FUTEX_LOCK (interval below 1, median below 0.97): 1: t8/h0/w0 0.90 \[0.85-0.93\]$' "$1" &&
+	grep -q '^ADAPTIVE slower than the best mainline lock beyond the A/A band (threads <= CPUs): 1: t2/h0/w0 vs pthread 0.90 \[0.85-0.93\]$' "$1" &&
 	grep -q 'h0 1.20 \[1.15-1.25\] NOT held' "$1" &&
 	grep -q '^issue 17 goal on these 2 cells: NOT MET$' "$1" && [ "$(cat "$1.rc")" = 1 ]
 }
-holds "judge --adaptive=adaptive@x=1: the variant, shown slower at 8 threads and short of the win, fails the goal the shipped ADAPTIVE meets" ad_var "$I/var.out"
+holds "judge --adaptive=adaptive@x=1: the variant (shown slower at 8 threads, short of the win, behind pthread) fails the goal the shipped ADAPTIVE meets" ad_var "$I/var.out"
 fails "adaptive check fails against a judge that ignores --adaptive (mutant adaptive-ignored)" ad_var "$I/var-mut.out"
-ad_none() { grep -q '^no adaptive@x=1 in 1 cell(s): t8/h0/w0$' "$1" && grep -q ': NOT MET$' "$1"; }
+ad_none() {
+	grep -qE '^no figure of adaptive@x=1 \(missing, unavailable or failed\) in 1 cell\(s\): t8/h0/w0$' "$1" &&
+	grep -q ': NOT MET$' "$1" && [ "$(cat "$1.rc")" = 1 ]
+}
 holds "judge --adaptive=INSTANCE: a cell without the instance fails the goal" ad_none "$I/none.out"
+holds "judge --adaptive=INSTANCE: a cell where the instance's comparison failed fails the goal" ad_none "$I/fail.out"
 fails "missing-instance check fails against a judge that lets a missing instance pass (mutant missing-ok)" ad_none "$I/none-mut.out"
-"$PY" "$JUDGE" --adaptive= "$I/two" >/dev/null 2>&1; r1=$?
-"$PY" "$JUDGE" --adaptive=adaptive@x=1 --lever=pthread "$I/two" >/dev/null 2>&1; r2=$?
-"$PY" "$JUDGE" --adaptive=futex_lock "$I/two" >/dev/null 2>&1; r3=$?
-holds "judge --adaptive= (empty), --adaptive with --lever, --adaptive=futex_lock (the baseline): exit 2" test "$r1$r2$r3" = 222
+r=
+for o in --adaptive= --adaptive=pthread --adaptive=futex_lock --adaptive=futex_lock@x=1 \
+	"--adaptive=futex_lock (A/A)" "--adaptive=adaptive@x=1 --lever=pthread" \
+	"--adaptive=adaptive@x=1 --adaptive=adaptive"; do
+	# shellcheck disable=SC2086
+	case $o in *" --"*) "$PY" "$JUDGE" $o "$I/two" ;; *) "$PY" "$JUDGE" "$o" "$I/two" ;; esac >/dev/null 2>&1
+	r=$r$?
+done
+holds "judge --adaptive= (empty), a mainline lock, FUTEX_LOCK, a FUTEX_LOCK variant, its A/A copy, with --lever, twice: exit 2" test "$r" = 2222222
 pool h.out "$P/h"
 pool hv.out --adaptive=adaptive@x=1 "$P/h"
 FL_JUDGE_MUTANT=adaptive-ignored pool hv-mut.out --adaptive=adaptive@x=1 "$P/h"
@@ -497,6 +519,14 @@ ad_pool() {
 }
 holds "judge --pool --adaptive=adaptive@x=1: the variant's pairs (0.90) are judged, not the shipped ADAPTIVE's (1.00)" ad_pool "$P/hv.out"
 fails "pooled adaptive check fails against a judge that ignores --adaptive (mutant adaptive-ignored)" ad_pool "$P/hv-mut.out"
+pool hh2.out --strict --adaptive=adaptive@x=1 "$P/h" "$P/h2"
+FL_JUDGE_MUTANT=missing-ok pool hh2-mut.out --strict --adaptive=adaptive@x=1 "$P/h" "$P/h2"
+ad_pool_missing() {
+	grep -q '^no pooled verdict (a failed run or a missing figure): 1: t3/h0/w0 (adaptive@x=1 in synth-h2)$' "$1" &&
+	grep -q ': NOT MET$' "$1"
+}
+holds "judge --pool --adaptive=INSTANCE: a boot without the instance leaves the cell without a pooled verdict" ad_pool_missing "$P/hh2.out"
+fails "pooled missing-instance check fails against a judge that pools the boots that have it (mutant missing-ok)" ad_pool_missing "$P/hh2-mut.out"
 
 # --- the plot: the ADAPTIVE panel shows the lock itself, not another
 # instance of its mode (adaptive@KNOB=V, run in the same cell) ---
