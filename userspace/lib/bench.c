@@ -258,33 +258,31 @@ static void *worker(void *arg)
 		fl_unlock(l, &w->c);				\
 		fl_delay(outside);				\
 	} while (0)
-	if (!every && !timed) {
-		for (; i < w->target; i++)
-			ITER();
-	} else if (!every) {
-		while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
-			for (uint64_t k = 1024; k; k--) {
-				if (atomic_load_explicit(&b->stop,
-							 memory_order_relaxed))
-					goto done;
-				ITER();
-				i++;
-			}
-		}
-	} else if (!timed) {
-		uint64_t cnt = gap + 1;
-
-		for (; i < w->target; i++)
-			ITER_TRY();
+	/*
+	 * One loop for both bodies: to the count, or until the stop flag
+	 * (read before every acquire).
+	 */
+#define RUN(BODY) do {							\
+		if (!timed) {						\
+			for (; i < w->target; i++)			\
+				BODY();					\
+		} else {						\
+			while (!atomic_load_explicit(&b->stop,		\
+						     memory_order_relaxed)) { \
+				BODY();					\
+				i++;					\
+			}						\
+		}							\
+	} while (0)
+	if (!every) {
+		RUN(ITER);
 	} else {
 		uint64_t cnt = gap + 1;
 
-		while (!atomic_load_explicit(&b->stop, memory_order_relaxed)) {
-			ITER_TRY();
-			i++;
-		}
+		RUN(ITER_TRY);
 	}
 done:
+#undef RUN
 #undef ITER
 #undef ITER_TRY
 #undef CRITICAL
