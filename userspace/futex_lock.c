@@ -92,7 +92,7 @@ static void usage(FILE *f)
 "                spin_check_runnable, spin_calibrate, spin_backoff,\n"
 "                spin_check_waiters, spin_check_overload,\n"
 "                spin_check_first_wake, spin_check_queue,\n"
-"                spin_quiet_start (0 or 1),\n"
+"                spin_quiet_start, spin_charge_call (0 or 1),\n"
 "                spin_max_ns, handoff_threshold (decimal).\n"
 "                Needs root and the patched kernel; every knob is set and\n"
 "                restored once before the first run (exit 1 if one cannot\n"

@@ -5,8 +5,8 @@
 #
 # Per cell (threads:hold loops:outside loops) one futex_lock --compare whose
 # baseline is FUTEX_LOCK_ADAPTIVE as the kernel ships it (runnable check,
-# calibrated budget, waiters, overload and first-wake checks on, back-off
-# off), with
+# calibrated budget, waiters, overload, first-wake and queue checks and
+# the quiet start on; back-off and the charge of a whole call off), with
 # its A/A row (the same again),
 # each rule switched from its default alone through its debugfs knob
 # (futex_lock -m adaptive@KNOB=V: set before each of that instance's runs,
@@ -14,11 +14,13 @@
 # off (user_spin=0, futex_lock's own switch), the spin without the woken
 # mark (user_spin_woken=0: it spins while a woken waiter may be on its
 # way), the user spin's back-off switched on (user_spin_backoff=1, the
-# preload's default), all of them off (v4's
+# preload's default), a blocking call charged with all its wake-ups
+# (spin_charge_call=1, off by default), all of them off (v4's
 # policy: the fixed spin_max_ns budget, 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
 # it costs.  For the back-offs (the kernel's and the user spin's, off by
-# default) the row is the lock with it on: above 1 it would pay.  Repetitions
+# default) and the charge of a whole call the row is the lock with it on:
+# above 1 it would pay.  Repetitions
 # go on (--ci-target) until every interval is within FL_ABL_CI percent of
 # its median or FL_ABL_TIME seconds have passed; the A/A row says how wide
 # the noise is and futex_lock's verdicts use it.
@@ -61,8 +63,8 @@ MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=
        -m adaptive@spin_check_overload=0 -m adaptive@spin_check_first_wake=0
        -m adaptive@spin_check_queue=0 -m adaptive@spin_quiet_start=0
        -m adaptive@user_spin=0 -m adaptive@user_spin_woken=0
-       -m adaptive@user_spin_backoff=1
-       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0
+       -m adaptive@user_spin_backoff=1 -m adaptive@spin_charge_call=1
+       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0,spin_charge_call=0
        -m futex_lock)
 mkdir -p "$OUT"
 echo "ablation: $(fl_env_desc); $(uname -r), $(nproc) CPUs; writing $OUT"

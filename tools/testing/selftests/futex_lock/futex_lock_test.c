@@ -190,7 +190,7 @@ static int knob_get_bool(const char *name)
 static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
 	"spin_check_waiters", "spin_check_overload", "spin_check_first_wake",
-	"spin_check_queue", "spin_quiet_start",
+	"spin_check_queue", "spin_quiet_start", "spin_charge_call",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -3025,6 +3025,141 @@ TEST(spin_quiet_start_ends_after_a_quarter)
 	if (!r.late)
 		SKIP(return, "no spin took the lock past its quiet start");
 	EXPECT_EQ(0, r.late_quiet);
+}
+
+/*
+ * spin_charge_call: a call that FUTEX_UNLOCK wakes three times (it loses
+ * the word to us twice, as in first_wake_round(), then takes it) feeds
+ * its CPU's average one value, the sum of its three wake-up samples, with
+ * the switch on, and three values, the samples, with it off.  Counters
+ * only, no timing: wake_samples (+3 either way), wake_charges,
+ * wake_ns_sum and wake_charge_ns_sum (the sum, capped as a charge is).
+ * They are system-wide: if the lock and unlock counts show another user
+ * of the ops meanwhile, the test skips.  W1 (FUTEX_LOCK_ADAPTIVE) sleeps
+ * on CPU 1 behind us on CPU 0, with the switch set before its call; the
+ * hand-off is put out of reach, so that W1 is woken, not handed the
+ * lock.  A round in which W1 ran before we took the word back proves
+ * nothing (skip).  What the charge does to the average is not seen here
+ * (only the mean over CPUs is shown).
+ */
+#define CHARGE_LOSSES		2
+#define CHARGE_CAP_NS		1000000LL	/* FUTEX_LOCK_SPIN_LIMIT_NS */
+
+struct charge_counts {
+	long long samples, charges, ns, charge_ns, locks, unlocks;
+};
+
+static void charge_counts_get(struct charge_counts *c)
+{
+	c->samples = stat_get("wake_samples");
+	c->charges = stat_get("wake_charges");
+	c->ns = stat_get("wake_ns_sum");
+	c->charge_ns = stat_get("wake_charge_ns_sum");
+	c->locks = stat_get("lock_syscalls") + stat_get("lock_adaptive_syscalls");
+	c->unlocks = stat_get("unlock_syscalls");
+}
+
+static void charge_counts_sub(struct charge_counts *c, const struct charge_counts *c0)
+{
+	c->samples -= c0->samples;
+	c->charges -= c0->charges;
+	c->ns -= c0->ns;
+	c->charge_ns -= c0->charge_ns;
+	c->locks -= c0->locks;
+	c->unlocks -= c0->unlocks;
+}
+
+static void charge_case(struct __test_metadata *_metadata, int on)
+{
+	long long old_delay = knob_get("delay_after_wake_ms");
+	long long thr = knob_get("handoff_threshold");
+	int cal = knob_get_bool("spin_calibrate");
+	int charge = knob_get_bool("spin_charge_call");
+	uint32_t word, tid = gettid_();
+	struct lock_waiter w1 = { .word = &word, .op = FUTEX_LOCK_ADAPTIVE, .cpu = 1 };
+	struct charge_counts c0, c1;
+	struct first_wake_round r;
+	pid_t pid = getpid();
+	int created, queued, losses = 0;
+	pthread_t t1;
+
+	ASSERT_NE(-1, cal);
+	ASSERT_NE(-1, charge);
+	ASSERT_LE(0, thr);
+	charge_counts_get(&c0);
+	ASSERT_LE(0, c0.charges);
+	ASSERT_LE(0, c0.charge_ns);
+	if (pin_cpu(0))
+		SKIP(return, "cannot pin to CPU 0: %s", strerror(errno));
+	word = tid;
+	/* knobs from here: nothing below returns before they are restored */
+	knob_set("spin_calibrate", 1);
+	knob_set("spin_charge_call", on);
+	knob_set("handoff_threshold", 1000);
+	charge_counts_get(&c0);
+	created = !pthread_create(&t1, NULL, lock_waiter_fn, &w1);
+	queued = created && WAIT_FOR(w1.tid) &&
+		 wait_sleeping_in(pid, w1.tid, SYS_futex);
+	knob_set("delay_after_wake_ms", 1000);
+	for (int i = 0; queued && i < CHARGE_LOSSES; i++) {
+		first_wake_round(&word, w1.tid, &r);
+		if (!r.valid)
+			break;
+		losses++;
+	}
+	knob_set("delay_after_wake_ms", old_delay);
+	if ((__atomic_load_n(&word, __ATOMIC_SEQ_CST) & FUTEX_TID_MASK) == tid)
+		EXPECT_EQ(0, funlock(&word, PRIV));
+	if (created)
+		pthread_join(t1, NULL);
+	charge_counts_get(&c1);
+	knob_set("handoff_threshold", thr);
+	knob_set("spin_charge_call", charge);
+	knob_set("spin_calibrate", cal);
+	charge_counts_sub(&c1, &c0);
+	TH_LOG("spin_charge_call %d: %d losses; wake_samples +%lld, wake_charges +%lld, wake_ns_sum +%lld, wake_charge_ns_sum +%lld; lock calls +%lld, unlock calls +%lld",
+	       on, losses, c1.samples, c1.charges, c1.ns, c1.charge_ns,
+	       c1.locks, c1.unlocks);
+	ASSERT_TRUE(created);
+	ASSERT_TRUE(queued);	/* the knobs are restored by now */
+	EXPECT_EQ(0, w1.ret);
+	EXPECT_EQ(0, word);
+	if (losses < CHARGE_LOSSES) {
+		if (_metadata->exit_code == KSFT_PASS)
+			SKIP(return, "W1 ran before the owner took the word back");
+		return;
+	}
+	/*
+	 * W1's lock call, our unlocks in the rounds and at the end (W1,
+	 * alone by then, unlocks in user space)
+	 */
+	if (c1.locks != 1 || c1.unlocks != CHARGE_LOSSES + 1) {
+		if (_metadata->exit_code == KSFT_PASS)
+			SKIP(return, "another task used the ops meanwhile");
+		return;
+	}
+	EXPECT_EQ(CHARGE_LOSSES + 1, c1.samples);
+	if (on) {
+		EXPECT_EQ(1, c1.charges);
+		EXPECT_EQ(c1.ns < CHARGE_CAP_NS ? c1.ns : CHARGE_CAP_NS, c1.charge_ns);
+	} else {
+		EXPECT_EQ(c1.samples, c1.charges);
+		EXPECT_EQ(c1.ns, c1.charge_ns);
+	}
+}
+
+TEST(spin_charge_call_charges_a_call_once)
+{
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	charge_case(_metadata, 1);
+}
+
+TEST(spin_rule_charge_call_off_charges_each_wake_up)
+{
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	charge_case(_metadata, 0);
 }
 
 /*
