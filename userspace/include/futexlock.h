@@ -699,12 +699,12 @@ void fl_kstats_delta(const struct fl_kstats *before,
 
 /* ---- spin-policy knobs (debugfs of the patched kernel, lib/knobs.c) ----- */
 #define FL_KNOB_DIR "/sys/kernel/debug/futex_lock"
-#define FL_KNOBS_MAX 14		/* the allowed knobs, each at most once */
+#define FL_KNOBS_MAX 15		/* the allowed knobs, each at most once */
 /*
  * Knob settings, "name=value[,name=value...]": spin_check_runnable,
  * spin_calibrate, spin_backoff, spin_check_waiters, spin_check_overload,
  * spin_check_first_wake, spin_check_queue, spin_quiet_start,
- * spin_charge_call (booleans: 0 or 1),
+ * spin_charge_call, spin_charge_check_overload (booleans: 0 or 1),
  * spin_max_ns (u64), handoff_threshold (u32); values in decimal.
  * user_spin, user_spin_woken and user_spin_backoff (0 or 1) are no
  * kernel files: fl_user_spin_set(), fl_user_spin_woken_set() and

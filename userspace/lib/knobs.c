@@ -41,6 +41,7 @@ static const struct {
 	{ "spin_check_queue", 1, NULL, NULL },
 	{ "spin_quiet_start", 1, NULL, NULL },
 	{ "spin_charge_call", 1, NULL, NULL },
+	{ "spin_charge_check_overload", 1, NULL, NULL },
 	{ "spin_max_ns", UINT64_MAX, NULL, NULL },
 	{ "handoff_threshold", UINT32_MAX, NULL, NULL },
 	{ "user_spin", 1, fl_user_spin_get, fl_user_spin_set },

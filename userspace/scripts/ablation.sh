@@ -15,7 +15,9 @@
 # mark (user_spin_woken=0: it spins while a woken waiter may be on its
 # way), the user spin's back-off switched on (user_spin_backoff=1, the
 # preload's default), a blocking call charged with all its wake-ups
-# (spin_charge_call=1, off by default), all of them off (v4's
+# (spin_charge_call=1, off by default), that charge without its guard
+# for an overcommitted machine (spin_charge_call=1,
+# spin_charge_check_overload=0), all of them off (v4's
 # policy: the fixed spin_max_ns budget, 100 us), and FUTEX_LOCK.  For a rule that is on by default, a ratio below
 # 1 means the lock is slower without it: the rule buys that much; above 1,
 # it costs.  For the back-offs (the kernel's and the user spin's, off by
@@ -64,7 +66,8 @@ MODES=(-m adaptive -m adaptive@spin_check_runnable=0 -m adaptive@spin_calibrate=
        -m adaptive@spin_check_queue=0 -m adaptive@spin_quiet_start=0
        -m adaptive@user_spin=0 -m adaptive@user_spin_woken=0
        -m adaptive@user_spin_backoff=1 -m adaptive@spin_charge_call=1
-       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0,spin_charge_call=0
+       -m adaptive@spin_charge_call=1,spin_charge_check_overload=0
+       -m adaptive@spin_check_runnable=0,spin_calibrate=0,spin_backoff=0,spin_check_waiters=0,spin_check_overload=0,spin_check_first_wake=0,spin_check_queue=0,spin_quiet_start=0,user_spin=0,spin_charge_call=0,spin_charge_check_overload=0
        -m futex_lock)
 mkdir -p "$OUT"
 echo "ablation: $(fl_env_desc); $(uname -r), $(nproc) CPUs; writing $OUT"

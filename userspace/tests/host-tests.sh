@@ -912,6 +912,7 @@ abl_check() {
 	done
 	printf 'N\n' >"$kd/spin_backoff"
 	printf 'N\n' >"$kd/spin_charge_call"
+	printf 'Y\n' >"$kd/spin_charge_check_overload"
 	printf '100000\n' >"$kd/spin_max_ns"
 	printf '4\n' >"$kd/handoff_threshold"
 	cat >"$d/fl" <<EOF
@@ -924,7 +925,7 @@ EOF
 	FUTEXLOCK_KNOB_DIR=$kd FL_ABL_FL=$d/fl FL_ABL_OUT=$d/out FL_ABL_CELLS=1:0:0 \
 		FL_ABL_REPEAT=2 FL_ABL_DURATION=0.01 FL_ABL_TIME=1 \
 		scripts/ablation.sh >"$d/log" 2>&1 || { sed 's/^/# /' "$d/log" | head -5; return 1; }
-	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 13 ]
+	[ "$(grep -c '^pthread@' "$d/out/t1-h0-w0.txt")" -ge 14 ]
 }
 check "make ablation's modes: every instance accepted, one row each (ablation.sh on pthread, fake knobs)" abl_check
 

@@ -191,6 +191,7 @@ static const char * const spin_rules[] = {
 	"spin_check_runnable", "spin_calibrate", "spin_backoff",
 	"spin_check_waiters", "spin_check_overload", "spin_check_first_wake",
 	"spin_check_queue", "spin_quiet_start", "spin_charge_call",
+	"spin_charge_check_overload",
 };
 #define NR_SPIN_RULES	(sizeof(spin_rules) / sizeof(spin_rules[0]))
 
@@ -3041,12 +3042,19 @@ TEST(spin_quiet_start_ends_after_a_quarter)
  * lock.  A round in which W1 ran before we took the word back proves
  * nothing (skip).  What the charge does to the average is not seen here
  * (only the mean over CPUs is shown).
+ *
+ * spin_charge_check_overload: with more runnable tasks than CPUs at one
+ * of the wake-ups the call is charged the mean of its samples instead
+ * (wake_charges_overloaded +1).  Busy threads on CPU 0, one more than
+ * there are CPUs, make the machine overcommitted throughout (@hogs).
+ * Without them a moment of overload at a wake-up (another task of the
+ * guest) makes the guarded case try again, at most three times.
  */
 #define CHARGE_LOSSES		2
 #define CHARGE_CAP_NS		1000000LL	/* FUTEX_LOCK_SPIN_LIMIT_NS */
 
 struct charge_counts {
-	long long samples, charges, ns, charge_ns, locks, unlocks;
+	long long samples, charges, ns, charge_ns, locks, unlocks, overloaded;
 };
 
 static void charge_counts_get(struct charge_counts *c)
@@ -3057,6 +3065,7 @@ static void charge_counts_get(struct charge_counts *c)
 	c->charge_ns = stat_get("wake_charge_ns_sum");
 	c->locks = stat_get("lock_syscalls") + stat_get("lock_adaptive_syscalls");
 	c->unlocks = stat_get("unlock_syscalls");
+	c->overloaded = stat_get("wake_charges_overloaded");
 }
 
 static void charge_counts_sub(struct charge_counts *c, const struct charge_counts *c0)
@@ -3067,14 +3076,30 @@ static void charge_counts_sub(struct charge_counts *c, const struct charge_count
 	c->charge_ns -= c0->charge_ns;
 	c->locks -= c0->locks;
 	c->unlocks -= c0->unlocks;
+	c->overloaded -= c0->overloaded;
 }
 
-static void charge_case(struct __test_metadata *_metadata, int on)
+#define MAX_HOGS	64
+
+/*
+ * @on: spin_charge_call; @guard: spin_charge_check_overload (-1: a kernel
+ * without it, left alone); @hogs: overcommit the machine meanwhile.
+ * Return CHARGE_RETRY if the guard found the machine overcommitted
+ * without @hogs (the caller tries again), else 0.
+ */
+#define CHARGE_RETRY	1
+
+static int charge_case(struct __test_metadata *_metadata, int on, int guard,
+			bool hogs)
 {
 	long long old_delay = knob_get("delay_after_wake_ms");
 	long long thr = knob_get("handoff_threshold");
 	int cal = knob_get_bool("spin_calibrate");
 	int charge = knob_get_bool("spin_charge_call");
+	int old_guard = knob_get_bool("spin_charge_check_overload");
+	int nhogs = 0, started, want_hogs = hogs ? (int)sysconf(_SC_NPROCESSORS_ONLN) + 1 : 0;
+	struct cpu_hog hog_arg = { .stop = 0, .cpu = 0 };
+	pthread_t hog[MAX_HOGS];
 	uint32_t word, tid = gettid_();
 	struct lock_waiter w1 = { .word = &word, .op = FUTEX_LOCK_ADAPTIVE, .cpu = 1 };
 	struct charge_counts c0, c1;
@@ -3086,16 +3111,24 @@ static void charge_case(struct __test_metadata *_metadata, int on)
 	ASSERT_NE(-1, cal);
 	ASSERT_NE(-1, charge);
 	ASSERT_LE(0, thr);
+	ASSERT_TRUE(guard < 0 || old_guard >= 0);
+	ASSERT_LE(want_hogs, MAX_HOGS);
 	charge_counts_get(&c0);
 	ASSERT_LE(0, c0.charges);
 	ASSERT_LE(0, c0.charge_ns);
 	if (pin_cpu(0))
-		SKIP(return, "cannot pin to CPU 0: %s", strerror(errno));
+		SKIP(return 0, "cannot pin to CPU 0: %s", strerror(errno));
 	word = tid;
 	/* knobs from here: nothing below returns before they are restored */
 	knob_set("spin_calibrate", 1);
 	knob_set("spin_charge_call", on);
+	if (guard >= 0)
+		knob_set("spin_charge_check_overload", guard);
 	knob_set("handoff_threshold", 1000);
+	while (nhogs < want_hogs &&
+	       !pthread_create(&hog[nhogs], NULL, cpu_hog_fn, &hog_arg))
+		nhogs++;
+	started = nhogs;
 	charge_counts_get(&c0);
 	created = !pthread_create(&t1, NULL, lock_waiter_fn, &w1);
 	queued = created && WAIT_FOR(w1.tid) &&
@@ -3113,21 +3146,27 @@ static void charge_case(struct __test_metadata *_metadata, int on)
 	if (created)
 		pthread_join(t1, NULL);
 	charge_counts_get(&c1);
+	hog_arg.stop = 1;
+	while (nhogs)
+		pthread_join(hog[--nhogs], NULL);
 	knob_set("handoff_threshold", thr);
+	if (guard >= 0)
+		knob_set("spin_charge_check_overload", old_guard);
 	knob_set("spin_charge_call", charge);
 	knob_set("spin_calibrate", cal);
 	charge_counts_sub(&c1, &c0);
-	TH_LOG("spin_charge_call %d: %d losses; wake_samples +%lld, wake_charges +%lld, wake_ns_sum +%lld, wake_charge_ns_sum +%lld; lock calls +%lld, unlock calls +%lld",
-	       on, losses, c1.samples, c1.charges, c1.ns, c1.charge_ns,
-	       c1.locks, c1.unlocks);
+	TH_LOG("spin_charge_call %d, spin_charge_check_overload %d, %d busy threads: %d losses; wake_samples +%lld, wake_charges +%lld, wake_ns_sum +%lld, wake_charge_ns_sum +%lld, wake_charges_overloaded +%lld; lock calls +%lld, unlock calls +%lld",
+	       on, guard, started, losses, c1.samples, c1.charges, c1.ns,
+	       c1.charge_ns, c1.overloaded, c1.locks, c1.unlocks);
+	ASSERT_EQ(want_hogs, started);
 	ASSERT_TRUE(created);
 	ASSERT_TRUE(queued);	/* the knobs are restored by now */
 	EXPECT_EQ(0, w1.ret);
 	EXPECT_EQ(0, word);
 	if (losses < CHARGE_LOSSES) {
 		if (_metadata->exit_code == KSFT_PASS)
-			SKIP(return, "W1 ran before the owner took the word back");
-		return;
+			SKIP(return 0, "W1 ran before the owner took the word back");
+		return 0;
 	}
 	/*
 	 * W1's lock call, our unlocks in the rounds and at the end (W1,
@@ -3135,31 +3174,62 @@ static void charge_case(struct __test_metadata *_metadata, int on)
 	 */
 	if (c1.locks != 1 || c1.unlocks != CHARGE_LOSSES + 1) {
 		if (_metadata->exit_code == KSFT_PASS)
-			SKIP(return, "another task used the ops meanwhile");
-		return;
+			SKIP(return 0, "another task used the ops meanwhile");
+		return 0;
 	}
 	EXPECT_EQ(CHARGE_LOSSES + 1, c1.samples);
-	if (on) {
+	if (on && guard > 0 && hogs) {
 		EXPECT_EQ(1, c1.charges);
+		EXPECT_EQ(1, c1.overloaded);
+		if (c1.samples > 0)
+			EXPECT_EQ(c1.ns / c1.samples, c1.charge_ns);
+	} else if (on) {
+		if (guard > 0 && c1.overloaded == 1 && c1.charges == 1 &&
+		    _metadata->exit_code == KSFT_PASS)
+			return CHARGE_RETRY;
+		EXPECT_EQ(1, c1.charges);
+		EXPECT_EQ(0, c1.overloaded);
 		EXPECT_EQ(c1.ns < CHARGE_CAP_NS ? c1.ns : CHARGE_CAP_NS, c1.charge_ns);
 	} else {
 		EXPECT_EQ(c1.samples, c1.charges);
 		EXPECT_EQ(c1.ns, c1.charge_ns);
 	}
+	return 0;
 }
 
 TEST(spin_charge_call_charges_a_call_once)
 {
+	int tries = 0;
+
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	charge_case(_metadata, 1);
+	/* a moment of overload at a wake-up (guard on): try again, twice */
+	while (charge_case(_metadata, 1, knob_get_bool("spin_charge_check_overload"),
+			   false) == CHARGE_RETRY)
+		ASSERT_GT(3, ++tries) TH_LOG("the machine was overcommitted at a wake-up in every try");
 }
 
 TEST(spin_rule_charge_call_off_charges_each_wake_up)
 {
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	charge_case(_metadata, 0);
+	charge_case(_metadata, 0, -1, false);
+}
+
+TEST(spin_charge_call_charges_an_overcommitted_call_its_mean)
+{
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	REQUIRE_KNOB("spin_charge_check_overload");
+	charge_case(_metadata, 1, 1, true);
+}
+
+TEST(spin_rule_charge_check_overload_off_charges_the_sum)
+{
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	REQUIRE_KNOB("spin_charge_check_overload");
+	charge_case(_metadata, 1, 0, true);
 }
 
 /*
