@@ -2165,6 +2165,27 @@ static void *cpu_hog_fn(void *arg)
 	return NULL;
 }
 
+#define MAX_HOGS	64
+
+/* Start up to @n hogs (at most MAX_HOGS) sharing @h; return how many started. */
+static int cpu_hogs_start(pthread_t *t, int n, struct cpu_hog *h)
+{
+	int i;
+
+	for (i = 0; i < n && i < MAX_HOGS; i++)
+		if (pthread_create(&t[i], NULL, cpu_hog_fn, h))
+			break;
+	return i;
+}
+
+/* Stop the @n hogs of cpu_hogs_start() and wait for them. */
+static void cpu_hogs_stop(pthread_t *t, int n, struct cpu_hog *h)
+{
+	h->stop = 1;
+	while (n)
+		pthread_join(t[--n], NULL);
+}
+
 /*
  * A thread that never sleeps shares the spinner's CPU: it is runnable
  * whenever the spinner runs.  With spin_check_runnable no spin starts
@@ -2435,8 +2456,8 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	struct busy_owner o = { 0 };
 	struct spin_policy pol;
 	struct cpu_hog hog_arg = { .stop = 0, .cpu = 0 };
-	pthread_t th, hogs[64];
-	int etimedout = 0, nhogs = 0;
+	pthread_t th, hogs[MAX_HOGS];
+	int etimedout = 0, nhogs;
 
 	spin_policy_save(&pol);
 	ASSERT_NE(-1, pol.rule[4]);
@@ -2448,9 +2469,8 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
 	while (!o.locked)
 		usleep(100);
-	for (; nhogs < ncpus && nhogs < 64; nhogs++)
-		ASSERT_EQ(0, pthread_create(&hogs[nhogs], NULL, cpu_hog_fn,
-					    &hog_arg));
+	nhogs = cpu_hogs_start(hogs, ncpus, &hog_arg);
+	ASSERT_EQ(ncpus < MAX_HOGS ? ncpus : MAX_HOGS, nhogs);
 	usleep(20000);
 	for (int i = 0; i < 10; i++) {
 		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
@@ -2459,9 +2479,7 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	}
 	*skipped = stat_get("spin_skipped_overload") - k0;
 	*spins = stat_get("spin_attempts") - a0;
-	hog_arg.stop = 1;
-	while (nhogs)
-		pthread_join(hogs[--nhogs], NULL);
+	cpu_hogs_stop(hogs, nhogs, &hog_arg);
 	o.release = 1;
 	pthread_join(th, NULL);
 	spin_policy_restore(&pol);
@@ -3088,8 +3106,6 @@ static void charge_counts_sub(struct charge_counts *c, const struct charge_count
 	c->overloaded -= c0->overloaded;
 }
 
-#define MAX_HOGS	64
-
 /*
  * @on: spin_charge_call; @guard: spin_charge_check_overload (-1: a kernel
  * without it, left alone); @hogs: overcommit the machine meanwhile.
@@ -3106,7 +3122,7 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	int cal = knob_get_bool("spin_calibrate");
 	int charge = knob_get_bool("spin_charge_call");
 	int old_guard = knob_get_bool("spin_charge_check_overload");
-	int nhogs = 0, started, want_hogs = hogs ? (int)sysconf(_SC_NPROCESSORS_ONLN) + 1 : 0;
+	int nhogs = 0, want_hogs = hogs ? (int)sysconf(_SC_NPROCESSORS_ONLN) + 1 : 0;
 	struct cpu_hog hog_arg = { .stop = 0, .cpu = 0, .idle = true };
 	pthread_t hog[MAX_HOGS];
 	uint32_t word, tid = gettid_();
@@ -3136,10 +3152,7 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	if (guard >= 0)
 		knob_set("spin_charge_check_overload", guard);
 	knob_set("handoff_threshold", 1000);
-	while (nhogs < want_hogs &&
-	       !pthread_create(&hog[nhogs], NULL, cpu_hog_fn, &hog_arg))
-		nhogs++;
-	started = nhogs;
+	nhogs = cpu_hogs_start(hog, want_hogs, &hog_arg);
 	charge_counts_get(&c0);
 	created = !pthread_create(&t1, NULL, lock_waiter_fn, &w1);
 	queued = created && WAIT_FOR(w1.tid) &&
@@ -3157,9 +3170,7 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	if (created)
 		pthread_join(t1, NULL);
 	charge_counts_get(&c1);
-	hog_arg.stop = 1;
-	while (nhogs)
-		pthread_join(hog[--nhogs], NULL);
+	cpu_hogs_stop(hog, nhogs, &hog_arg);
 	knob_set("handoff_threshold", thr);
 	if (guard >= 0)
 		knob_set("spin_charge_check_overload", old_guard);
@@ -3167,9 +3178,9 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	knob_set("spin_calibrate", cal);
 	charge_counts_sub(&c1, &c0);
 	TH_LOG("spin_charge_call %d, spin_charge_check_overload %d, %d busy threads: %d losses; wake_samples +%lld, wake_charges +%lld, wake_ns_sum +%lld, wake_charge_ns_sum +%lld, wake_charges_overloaded +%lld; lock calls +%lld, unlock calls +%lld",
-	       on, guard, started, losses, c1.samples, c1.charges, c1.ns,
+	       on, guard, nhogs, losses, c1.samples, c1.charges, c1.ns,
 	       c1.charge_ns, c1.overloaded, c1.locks, c1.unlocks);
-	ASSERT_EQ(want_hogs, started);
+	ASSERT_EQ(want_hogs, nhogs);
 	ASSERT_TRUE(created);
 	ASSERT_TRUE(queued);	/* the knobs are restored by now */
 	EXPECT_EQ(0, w1.ret);
