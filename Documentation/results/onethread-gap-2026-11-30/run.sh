@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # The 1-thread gap (issue 17): in the v11 matrix, 1/0/10000 read
-# ADAPTIVE / wait/wave 0.938 [0.901-0.962] pooled, and every lock without
+# ADAPTIVE / wait/wake 0.938 [0.901-0.962] pooled, and every lock without
 # a TID ran 3-8 % faster than FUTEX_LOCK there, far more than the few
 # instructions the TID locks' fast paths differ by against 10,000 loops of
 # outside work.  One guest, each variant a paired --compare run of the

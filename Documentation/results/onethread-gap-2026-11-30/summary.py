@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The 1-thread gap's runs taken process by process: every futex_lock
+--compare run here (run.sh, run2.sh, layout.sh) is one process, and each
+gives one median ratio per lock to FUTEX_LOCK.  Prints them, then the
+process-level comparison through the one engine (apps_table, as
+matrix-judge.py's pool): per process, ADAPTIVE and the other lock as
+ratios to FUTEX_LOCK, the control the other lock scaled by that
+process's A/A ratio (matrix-judge.py's versus()).  Diagnostic, not a
+pre-registered verdict.  The pinned run (w10000-pin) is left out.
+QEMU TCG emulation figures."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+APPS_TABLE = os.path.join(HERE, "../../../userspace/build/apps_table")
+
+
+def procs(outside, lat):
+    out = []
+    for f in sorted(glob.glob(os.path.join(HERE, "*.json"))):
+        j = json.load(open(f))
+        a = j["arguments"]
+        if a["outside_loops"] != outside or a["latency_every"] != lat or a["pin"]:
+            continue
+        r = {(s.get("instance") or s.get("mode")): s.get("ratio") for s in j["summary"]}
+        r["aa"] = j["aa"]["median"]
+        out.append((os.path.basename(f)[:-5], r))
+    return out
+
+
+def engine(rows):
+    with tempfile.NamedTemporaryFile("w", suffix=".runs") as f:
+        for m, k, v in rows:
+            f.write("%s %d %r\n" % (m, k, v))
+        f.flush()
+        p = subprocess.run([APPS_TABLE, "--json", "pool:ratio:" + f.name],
+                           capture_output=True, text=True)
+    if p.returncode:
+        sys.exit("apps_table: " + p.stderr.strip())
+    return {r["type"]: r["value_ratio"] for r in json.loads(p.stdout)["tests"][0]["rows"]}
+
+
+def versus(ps, who, other):
+    rows = []
+    for k, (_, r) in enumerate(ps, 1):
+        b = r[other]
+        rows += [("glibc", k, b), ("adaptive", k, r[who]), ("glibc-aa", k, b * r["aa"])]
+    v = engine(rows)["adaptive"]
+    return "%.3f [%.3f-%.3f] %s" % (v["median"], v["lo"], v["hi"], v["verdict"])
+
+
+def main():
+    for outside, lat, what in ((0, 1024, "1/0/0"), (10000, 1024, "1/0/10000"),
+                               (0, 0, "1/0/0 --latency-every 0")):
+        ps = procs(outside, lat)
+        print("== %s: %d processes (ratios to FUTEX_LOCK, each the median of its run)" % (what, len(ps)))
+        print("%-26s %6s %9s %6s %9s %8s" % ("process", "A/A", "adaptive", "pi", "wait/wake", "pthread"))
+        for name, r in ps:
+            print("%-26s %6.3f %9.3f %6.3f %9.3f %8.3f" % (name, r["aa"], r["adaptive"], r["pi"], r["waitwake"], r["pthread"]))
+        if len(ps) >= 5:
+            print("process level, through the engine (median over processes [95 %], verdict against the A/A band):")
+            print("  ADAPTIVE / FUTEX_LOCK (the same code at one thread) %s" % versus(ps, "adaptive", "futex_lock"))
+            print("  pi / FUTEX_LOCK (the same instructions, other addresses) %s" % versus(ps, "pi", "futex_lock"))
+            print("  ADAPTIVE / wait/wake %s" % versus(ps, "adaptive", "waitwake"))
+            print("  ADAPTIVE / pthread %s" % versus(ps, "adaptive", "pthread"))
+        print()
+
+
+if __name__ == "__main__":
+    main()
