@@ -4,9 +4,9 @@
 --compare run here (run.sh, run2.sh, layout.sh) is one process, and each
 gives one median ratio per lock to FUTEX_LOCK.  Prints them, then the
 process-level comparison through the one engine (apps_table, as
-matrix-judge.py's pool): per process, ADAPTIVE and the other lock as
-ratios to FUTEX_LOCK, the control the other lock scaled by that
-process's A/A ratio (matrix-judge.py's versus()).  Diagnostic, not a
+matrix-judge.py's pool): per process one observation, a lock's median
+ratio to FUTEX_LOCK or ADAPTIVE's paired median against a mainline lock
+(futex_lock's own "vs"), the band from the processes' A/A ratios.  Diagnostic, not a
 pre-registered verdict.  The pinned run (w10000-pin) is left out.
 QEMU TCG emulation figures."""
 import glob
@@ -27,8 +27,11 @@ def procs(outside, lat):
         a = j["arguments"]
         if a["outside_loops"] != outside or a["latency_every"] != lat or a["pin"]:
             continue
-        r = {(s.get("instance") or s.get("mode")): s.get("ratio") for s in j["summary"]}
+        by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
+        r = {n: v.get("ratio") for n, v in by.items()}
         r["aa"] = j["aa"]["median"]
+        # ADAPTIVE's paired median against each lock, futex_lock's "vs"
+        r["vs"] = {n: v["median"] for n, v in (by["adaptive"].get("vs") or {}).items()}
         out.append((os.path.basename(f)[:-5], r))
     return out
 
@@ -46,10 +49,13 @@ def engine(rows):
 
 
 def versus(ps, who, other):
+    """per process: who / FUTEX_LOCK (its median ratio), or ADAPTIVE's
+    paired median against another lock; the A/A band from the
+    processes' A/A ratios"""
     rows = []
     for k, (_, r) in enumerate(ps, 1):
-        b = r[other]
-        rows += [("glibc", k, b), ("adaptive", k, r[who]), ("glibc-aa", k, b * r["aa"])]
+        v = r[who] if other == "futex_lock" else r["vs"][other]
+        rows += [("glibc", k, 1.0), ("adaptive", k, v), ("glibc-aa", k, r["aa"])]
     v = engine(rows)["adaptive"]
     return "%.3f [%.3f-%.3f] %s" % (v["median"], v["lo"], v["hi"], v["verdict"])
 

@@ -1,14 +1,26 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Issue 17's rules, process by process (run.sh's files): per cell, every
-process's median ratios to FUTEX_LOCK are one observation each; the one
-engine (apps_table, through matrix-judge.py's engine() and versus())
-gives the median over the processes, its 95 % interval and the verdict
-against the processes' A/A band, and matrix-judge.py's rules read them:
-resolved (the A/A interval within [0.95, 1.05]), shown slower
-(shown_below()), a loss to the best mainline lock at threads <= CPUs
-(the engine's verdict "slower" against it), a 2-thread win held
-(win_held()).  QEMU TCG emulation figures: ratios within one process."""
+"""Issue 17's rules, process by process (run.sh's files).  Per cell and
+process, one observation each: ADAPTIVE / FUTEX_LOCK (the process's
+median ratio), ADAPTIVE / best mainline lock (the process's paired
+median, futex_lock's own "vs", as matrix-judge.py reads one boot) and
+FUTEX_LOCK's A/A ratio.  The one engine (apps_table, through
+matrix-judge.py's engine()) gives the median over the processes, its
+95 % interval and the verdict against the processes' A/A band, and the
+plan's rule (Documentation/futex-lock.md, fixed before the run) reads
+them:
+  - no verdict: fewer than MIN_K processes, or a figure missing/failed;
+  - unresolved: the A/A interval not within [0.95, 1.05] (no other
+    reading of the cell counts);
+  - mainline (threads <= CPUs; best = the highest median ratio to
+    FUTEX_LOCK over the processes among pthread, pthread-adaptive,
+    wait/wake): "loss" if the engine says slower, "no loss" if the
+    interval's lower end is at or above the A/A band's lower edge,
+    else "open";
+  - shown slower than FUTEX_LOCK: matrix-judge.py's shown_below();
+  - a 2-thread, no-outside-work win: "held" by win_held(), "not held"
+    if the interval lies below 1.25, else "open".
+QEMU TCG emulation figures: ratios within one process."""
 import glob
 import importlib.util
 import json
@@ -23,19 +35,27 @@ spec = importlib.util.spec_from_file_location(
 mj = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mj)
 BAND = (0.95, 1.05)
-NCPUS = 2
+NCPUS = 2	# run.sh refuses another count
+K = 12
+MIN_K = 8
+CELLS = [(1, 0, 0), (1, 0, 10000), (2, 0, 10000), (2, 0, 0), (2, 100, 0), (2, 1000, 0),
+         (2, 10000, 0), (1, 100, 0), (2, 100, 10000), (1, 10000, 10000), (2, 1000, 10000)]
+LAYOUTS = ["build", "pad16", "pad784", "pad1552", "pad2576", "pad3344", "rev"]
 
 
-def cells():
+def load(d):
     out = {}
-    for f in sorted(glob.glob(os.path.join(os.environ.get("DIR") or HERE, "t*-h*-w*-p*.json"))):
+    for f in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
         m = re.search(r"t(\d+)-h(\d+)-w(\d+)-p(\d+)\.json$", f)
         t, h, w, k = map(int, m.groups())
         j = json.load(open(f))
-        r = {(s.get("instance") or s.get("mode")): s.get("ratio") for s in j["summary"]}
-        r["aa"] = j["aa"]["median"]
-        out.setdefault((t, h, w), []).append((k, r))
+        by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
+        out.setdefault((t, h, w), {})[k] = (j, by)
     return out
+
+
+def num(v):
+    return v if isinstance(v, (int, float)) else None
 
 
 def fmt(v):
@@ -44,54 +64,93 @@ def fmt(v):
     return "%.3f [%.3f-%.3f] %s" % (v["median"], v["lo"], v["hi"], v.get("verdict", ""))
 
 
-def judge(t, h, w, ps):
-    rows, by = [], {}
-    for k, r in ps:
-        d = {"glibc": 1.0, "glibc-aa": r["aa"], "adaptive": r["adaptive"]}
-        for m in mj.MAINLINE:
-            if r.get(m) is not None:
-                d[m] = r[m]
-        by[k] = d
-        rows += [(n, k, v) for n, v in d.items()]
+def usable(v):
+    return bool(v) and v.get("median") is not None and v.get("lo") is not None and \
+        v.get("verdict") not in (None, "failed", "insufficient data")
+
+
+def judge(cell, procs):
+    t, h, w = cell
+    r = {"cell": "%d/%d/%d" % cell, "k": len(procs), "problems": []}
+    if len(procs) < MIN_K:
+        r["problems"].append("%d processes, fewer than %d" % (len(procs), MIN_K))
+    rows = []
+    for k, (j, by) in sorted(procs.items()):
+        ad = by.get("adaptive") or {}
+        rows += [("glibc", k, 1.0), ("glibc-aa", k, num((j.get("aa") or {}).get("median"))),
+                 ("adaptive", k, num(ad.get("ratio")))]
+        rows += [(m, k, num((by.get(m) or {}).get("ratio"))) for m in mj.MAINLINE]
     vr = mj.engine(rows)
-    aa, ad = vr["glibc-aa"], vr["adaptive"]
-    res = {"cell": "%d/%d/%d" % (t, h, w), "processes": len(ps), "aa": aa, "ad": ad}
-    res["resolved"] = aa["lo"] >= BAND[0] and aa["hi"] <= BAND[1]
-    res["shown_slower"] = mj.shown_below(ad["median"], ad["hi"], ad["verdict"])
-    res["best"] = res["vs"] = None
-    res["loss"] = False
+    r["aa"], r["ad"] = vr.get("glibc-aa") or {}, vr.get("adaptive") or {}
+    for name, v in (("A/A", r["aa"]), ("ADAPTIVE", r["ad"])):
+        if (name == "ADAPTIVE" and not usable(v)) or v.get("lo") is None:
+            r["problems"].append("no figure of " + name)
+    r["resolved"] = r["aa"].get("lo") is not None and \
+        r["aa"]["lo"] >= BAND[0] and r["aa"]["hi"] <= BAND[1]
+    ad = r["ad"]
+    r["shown_slower"] = mj.shown_below(ad.get("median"), ad.get("hi"), ad.get("verdict"))
+    r["best"] = r["vs"] = r["mainline"] = None
     if t <= NCPUS:
-        best = max((vr[m]["median"], m) for m in mj.MAINLINE if m in vr)[1]
-        res["best"], res["vs"] = best, mj.versus(by, best)
-        res["loss"] = res["vs"]["verdict"] == "slower"
-    res["win_cell"] = t == 2 and w == 0
-    res["win_held"] = mj.win_held(ad["median"], ad["verdict"])
-    return res
+        cand = [(vr[m]["median"], m) for m in mj.MAINLINE if usable(vr.get(m))]
+        if len(cand) < len(mj.MAINLINE):
+            r["problems"].append("a mainline lock without a figure")
+        if cand:
+            best = max(cand)[1]
+            vrows = []
+            for k, (j, by) in sorted(procs.items()):
+                vs = ((by.get("adaptive") or {}).get("vs") or {}).get(best) or {}
+                vrows += [("glibc", k, 1.0), ("adaptive", k, num(vs.get("median"))),
+                          ("glibc-aa", k, num((j.get("aa") or {}).get("median")))]
+            v = mj.engine(vrows).get("adaptive") or {}
+            r["best"], r["vs"] = best, v
+            if not usable(v):
+                r["problems"].append("no figure of ADAPTIVE / " + best)
+            else:
+                edge = min(r["aa"]["lo"], 1.0 / r["aa"]["hi"])
+                r["mainline"] = ("loss" if v["verdict"] == "slower" else
+                                 "no loss" if v["lo"] >= edge else "open")
+    r["win"] = None
+    if t == 2 and w == 0:
+        r["win"] = ("held" if mj.win_held(ad.get("median"), ad.get("verdict")) else
+                    "not held" if ad.get("hi") is not None and ad["hi"] < mj.WIN else "open")
+    return r
 
 
 def main():
-    cs = cells()
-    if not cs:
-        sys.exit("judge.py: no process files here")
+    d = os.environ.get("DIR") or HERE
+    cs = load(d)
     print("issue 17's rules process by process -- VM/TCG EMULATION FIGURES (ratios within a process)")
-    print("per cell: median over the processes of each process's median ratio, 95 % interval, verdict")
-    print("(the engine's verdict of ADAPTIVE / best mainline: against the A/A band scaled to that lock)")
-    for (t, h, w), ps in sorted(cs.items()):
-        r = judge(t, h, w, sorted(ps))
-        print("\n== %s: %d processes" % (r["cell"], r["processes"]))
-        print("  per process (A/A, ADAPTIVE, wait/wake, pthread, pthread-adaptive):")
-        for k, p in sorted(ps):
-            print("    p%-2d " % k + " ".join("%.3f" % p[m] if p.get(m) is not None else "-" for m in
-                                           ("aa", "adaptive", "waitwake", "pthread", "pthread-adaptive")))
-        print("  A/A %s -> %s" % (fmt(r["aa"]), "resolved" if r["resolved"] else "NOT resolved"))
+    print("per cell: median over the processes of each process's figure [95 %] and the engine's verdict")
+    print("against the processes' A/A band; the plan's rule in Documentation/futex-lock.md")
+    bad = 0
+    for cell in CELLS:
+        procs = cs.get(cell, {})
+        print("\n== %d/%d/%d: %d of %d processes" % (cell[0], cell[1], cell[2], len(procs), K))
+        missing = [k for k in range(1, K + 1) if k not in procs]
+        if missing:
+            print("  MISSING processes: " + " ".join("p%d" % k for k in missing))
+        if not procs:
+            bad += 1
+            continue
+        r = judge(cell, procs)
+        print("  per process (layout: A/A, ADAPTIVE, then each mainline lock, ratios to FUTEX_LOCK):")
+        for k, (j, by) in sorted(procs.items()):
+            vals = [num((j.get("aa") or {}).get("median"))] + \
+                [num((by.get(m) or {}).get("ratio")) for m in ("adaptive",) + mj.MAINLINE]
+            print("    p%-2d %-8s %s" % (k, LAYOUTS[(k - 1) % len(LAYOUTS)],
+                                       " ".join("%.3f" % x if x is not None else "-" for x in vals)))
+        print("  A/A %s -> %s" % (fmt(r["aa"]), "resolved" if r["resolved"] else "UNRESOLVED"))
         print("  ADAPTIVE / FUTEX_LOCK %s; shown slower by the rule: %s" % (
             fmt(r["ad"]), "YES" if r["shown_slower"] else "no"))
         if r["best"]:
-            print("  ADAPTIVE / best mainline (%s) %s; loss: %s" % (
-                r["best"], fmt(r["vs"]), "YES" if r["loss"] else "no"))
-        if r["win_cell"]:
-            print("  2-thread win (>= %.2f, faster): %s" % (mj.WIN, "held" if r["win_held"] else "NOT held"))
+            print("  ADAPTIVE / best mainline (%s) %s -> %s" % (r["best"], fmt(r["vs"]), r["mainline"]))
+        if r["win"]:
+            print("  2-thread win (>= %.2f, faster): %s" % (mj.WIN, r["win"]))
+        if r["problems"]:
+            bad += 1
+            print("  NO VERDICT: " + "; ".join(r["problems"]))
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
