@@ -121,7 +121,9 @@ def main():
     cs = load(d)
     print("issue 17's rules process by process -- VM/TCG EMULATION FIGURES (ratios within a process)")
     print("per cell: median over the processes of each process's figure [95 %] and the engine's verdict")
-    print("against the processes' A/A band; the plan's rule in Documentation/futex-lock.md")
+    print("against the processes' A/A band; the plan's rule in Documentation/futex-lock.md:")
+    print("'no loss' = the interval's lower end at or above the band's lower edge (not beyond the")
+    print("band, which is not 'not slower'); 'open' = neither that nor the engine's 'slower'")
     bad = 0
     for cell in CELLS:
         procs = cs.get(cell, {})
@@ -139,13 +141,19 @@ def main():
                 [num((by.get(m) or {}).get("ratio")) for m in ("adaptive",) + mj.MAINLINE]
             print("    p%-2d %-8s %s" % (k, LAYOUTS[(k - 1) % len(LAYOUTS)],
                                        " ".join("%.3f" % x if x is not None else "-" for x in vals)))
-        print("  A/A %s -> %s" % (fmt(r["aa"]), "resolved" if r["resolved"] else "UNRESOLVED"))
-        print("  ADAPTIVE / FUTEX_LOCK %s; shown slower by the rule: %s" % (
-            fmt(r["ad"]), "YES" if r["shown_slower"] else "no"))
+        aa = r["aa"]
+        edge = min(aa["lo"], 1.0 / aa["hi"]) if aa.get("lo") is not None else None
+        print("  A/A %s -> %s; the band's lower edge min(lo, 1/hi) %s" % (
+            fmt(aa), "resolved" if r["resolved"] else "UNRESOLVED",
+            "%.3f" % edge if edge is not None else "-"))
+        nc = "" if r["resolved"] else " (cell unresolved: not counted)"
+        print("  ADAPTIVE / FUTEX_LOCK %s; shown slower by the rule: %s%s" % (
+            fmt(r["ad"]), "YES" if r["shown_slower"] else "no", nc))
         if r["best"]:
-            print("  ADAPTIVE / best mainline (%s) %s -> %s" % (r["best"], fmt(r["vs"]), r["mainline"]))
+            print("  ADAPTIVE / best mainline (%s) %s -> %s%s" % (
+                r["best"], fmt(r["vs"]), r["mainline"], nc))
         if r["win"]:
-            print("  2-thread win (>= %.2f, faster): %s" % (mj.WIN, r["win"]))
+            print("  2-thread win (>= %.2f, faster): %s%s" % (mj.WIN, r["win"], nc))
         if r["problems"]:
             bad += 1
             print("  NO VERDICT: " + "; ".join(r["problems"]))
