@@ -23,6 +23,8 @@ APPS_TABLE = os.path.join(HERE, "../../../userspace/build/apps_table")
 def procs(outside, lat):
     out = []
     for f in sorted(glob.glob(os.path.join(HERE, "*.json"))):
+        if os.path.basename(f).startswith("aslr-"):
+            continue	# aslr.sh's processes: their own section
         j = json.load(open(f))
         a = j["arguments"]
         if a["outside_loops"] != outside or a["latency_every"] != lat or a["pin"]:
@@ -77,5 +79,36 @@ def main():
         print()
 
 
+def aslr():
+    """aslr.sh: the spread over the processes, with and without ASLR"""
+    import math
+    groups = {}
+    for f in sorted(glob.glob(os.path.join(HERE, "aslr-*.json"))):
+        g = os.path.basename(f).split("-")[1]
+        j = json.load(open(f))
+        by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
+        groups.setdefault(g, []).append((os.path.basename(f)[:-5], j, by))
+    if not groups:
+        return
+    print("== aslr.sh, 1/0/0: per process the median ratio to FUTEX_LOCK [its 95 % interval]")
+    for g in ("aslr", "noaslr"):
+        ps = groups.get(g, [])
+        print("-- %s: %d processes" % ({"aslr": "with ASLR", "noaslr": "without (setarch -R)"}[g], len(ps)))
+        for name, j, by in ps:
+            print("  %-18s A/A %.3f  " % (name, j["aa"]["median"]) + "  ".join(
+                "%s %.3f [%.3f-%.3f]" % (m, by[m]["ratio"], by[m]["ratio_lo"], by[m]["ratio_hi"])
+                for m in ("adaptive", "pi", "waitwake")))
+        for m in ("pi", "waitwake", "adaptive"):
+            v = [by[m]["ratio"] for _, _, by in ps]
+            lv = [math.log(x) for x in v]
+            mu = sum(lv) / len(lv)
+            sd = math.sqrt(sum((x - mu) ** 2 for x in lv) / (len(lv) - 1)) if len(lv) > 1 else 0.0
+            hw = sorted((by[m]["ratio_hi"] - by[m]["ratio_lo"]) / 2 / by[m]["ratio"] for _, _, by in ps)
+            print("  %-9s / FUTEX_LOCK: range %.3f-%.3f, sd of log %.3f, median in-process half-width %.3f" % (
+                m, min(v), max(v), sd, hw[len(hw) // 2]))
+    print()
+
+
 if __name__ == "__main__":
     main()
+    aslr()
