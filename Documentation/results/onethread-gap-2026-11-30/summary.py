@@ -10,14 +10,17 @@ ratio to FUTEX_LOCK or ADAPTIVE's paired median against a mainline lock
 pre-registered verdict.  The pinned run (w10000-pin) is left out.
 QEMU TCG emulation figures."""
 import glob
+import importlib.util
 import json
 import os
-import subprocess
-import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-APPS_TABLE = os.path.join(HERE, "../../../userspace/build/apps_table")
+REPO = os.environ.get("REPO") or os.path.join(HERE, "../../..")
+# the one engine's caller: matrix-judge.py's engine() (apps_table)
+spec = importlib.util.spec_from_file_location(
+    "mj", os.path.join(REPO, "userspace/scripts/matrix-judge.py"))
+mj = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mj)
 
 
 def procs(outside, lat):
@@ -38,18 +41,6 @@ def procs(outside, lat):
     return out
 
 
-def engine(rows):
-    with tempfile.NamedTemporaryFile("w", suffix=".runs") as f:
-        for m, k, v in rows:
-            f.write("%s %d %r\n" % (m, k, v))
-        f.flush()
-        p = subprocess.run([APPS_TABLE, "--json", "pool:ratio:" + f.name],
-                           capture_output=True, text=True)
-    if p.returncode:
-        sys.exit("apps_table: " + p.stderr.strip())
-    return {r["type"]: r["value_ratio"] for r in json.loads(p.stdout)["tests"][0]["rows"]}
-
-
 def versus(ps, who, other):
     """per process: who / FUTEX_LOCK (its median ratio), or ADAPTIVE's
     paired median against another lock; the A/A band from the
@@ -58,7 +49,7 @@ def versus(ps, who, other):
     for k, (_, r) in enumerate(ps, 1):
         v = r[who] if other == "futex_lock" else r["vs"][other]
         rows += [("glibc", k, 1.0), ("adaptive", k, v), ("glibc-aa", k, r["aa"])]
-    v = engine(rows)["adaptive"]
+    v = mj.engine(rows)["adaptive"]
     return "%.3f [%.3f-%.3f] %s" % (v["median"], v["lo"], v["hi"], v["verdict"])
 
 
