@@ -497,9 +497,14 @@ static void test_gettid_fork(void)
  * The TID locks' fast paths read the TID cache without filling it
  * (fl_tid_peek()): a thread's first lock with an empty cache must still
  * take the lock under its own TID, in user space, and unlock it there.
+ * The same for a first trylock (the engine's first attempt): on a free
+ * lock it must succeed, never fail for want of a cached TID.
  */
 struct first_lock {
 	const struct fl_lock_ops *ops;
+	bool try;		/* fl_trylock() first, not fl_lock() */
+	uint32_t other;		/* try: the word holds this owner first */
+	bool took;		/* what it returned (fl_lock(): true) */
 	uint32_t held, after;
 	pid_t tid;
 	struct fl_counters c;
@@ -512,10 +517,17 @@ static void *first_lock_worker(void *arg)
 
 	if (fl_tid_peek() != 0 || fl_lock_init(&l, f->ops))
 		return NULL;
-	fl_lock(&l, &f->c);
+	if (f->try) {
+		atomic_store(&l.word, f->other);
+		f->took = fl_trylock(&l, &f->c);
+	} else {
+		fl_lock(&l, &f->c);
+		f->took = true;
+	}
 	f->held = atomic_load(&l.word);
 	f->tid = (pid_t)syscall(SYS_gettid);
-	fl_unlock(&l, &f->c);
+	if (f->took)
+		fl_unlock(&l, &f->c);
 	f->after = atomic_load(&l.word);
 	fl_lock_destroy(&l);
 	return NULL;
@@ -552,6 +564,48 @@ static int test_first_lock_empty_tid_cache(bool require)
 		    modes[i], extra);
 	}
 	return skips;
+}
+
+/*
+ * No kernel op is called (trylock, and the unlock of an uncontended word).
+ * Free: the try takes the lock under the thread's TID.  Held by another
+ * owner (a TID no thread here has): the try fails and leaves the word,
+ * the count and the kernel alone (a fallback that waited or called the
+ * lock op would not).
+ */
+static void test_first_trylock_empty_tid_cache(void)
+{
+	static const char *const modes[] = { "futex_lock", "adaptive", "pi" };
+	const uint32_t other = 0x3ffffe;	/* above any live TID here */
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		struct first_lock f = { .try = true, .after = 1, .tid = -1 };
+		struct first_lock g = { .try = true, .other = other, .after = 1, .tid = -1 };
+		pthread_t th;
+		char extra[200];
+		bool ok;
+
+		f.ops = g.ops = fl_lock_find(modes[i]);
+		ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
+		     pthread_join(th, NULL) == 0;
+		ok = ok && f.took && f.held == (uint32_t)f.tid && f.after == 0 &&
+		     f.c.lock_calls == 1 && f.c.lock_syscalls == 0 &&
+		     f.c.unlock_syscalls == 0;
+		ok = ok && pthread_create(&th, NULL, first_lock_worker, &g) == 0 &&
+		     pthread_join(th, NULL) == 0;
+		ok = ok && !g.took && g.held == other && g.after == other &&
+		     g.c.lock_calls == 0 && g.c.lock_syscalls == 0 &&
+		     g.c.unlock_syscalls == 0;
+		snprintf(extra, sizeof(extra),
+			 "free: took %d, word 0x%x (tid %d), 0x%x after, calls %llu; held: took %d, word 0x%x, calls %llu; syscalls %llu",
+			 f.took, f.held, (int)f.tid, f.after,
+			 (unsigned long long)f.c.lock_calls, g.took, g.after,
+			 (unsigned long long)g.c.lock_calls,
+			 (unsigned long long)(f.c.lock_syscalls + f.c.unlock_syscalls +
+					      g.c.lock_syscalls + g.c.unlock_syscalls));
+		tap(ok, "%s: first trylock with an empty TID cache takes a free lock under the thread's TID, fails on a held one",
+		    modes[i], extra);
+	}
 }
 
 /*
@@ -984,8 +1038,8 @@ int main(int argc, char **argv)
 	if (broken && nsel < 32)
 		sel[nsel++] = &fl_lock_test_broken;	/* as if it were real */
 
-	/* of the 18, 3 are the first lock, one per TID mode */
-	ntests = nsel * 5 + 18 + fl_spinlock_nmodes;
+	/* of the 21, 6 are the first lock and trylock, one each per TID mode */
+	ntests = nsel * 5 + 21 + fl_spinlock_nmodes;
 	printf("TAP version 13\n1..%zu\n", ntests);
 	printf("# %s\n", fl_futex_lock_probe_line());
 	if (broken)
@@ -994,6 +1048,7 @@ int main(int argc, char **argv)
 	test_gettid();
 	test_gettid_fork();
 	skips += test_first_lock_empty_tid_cache(require);
+	test_first_trylock_empty_tid_cache();
 	test_user_spin();
 	skips += test_woken_mark(require);
 	skips += test_user_spin_backoff_knob(require);
