@@ -17,7 +17,7 @@ indistinguishable; at 2/0/0 only "slower" counts against it.  No verdict
 with fewer than MIN_K processes or a missing figure.
 QEMU TCG emulation figures: ratios within one process."""
 import glob
-import importlib.util
+import importlib
 import json
 import os
 import re
@@ -25,10 +25,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.environ.get("REPO") or os.path.join(HERE, "../../..")
-spec = importlib.util.spec_from_file_location(
-    "mj", os.path.join(REPO, "userspace/scripts/matrix-judge.py"))
-mj = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mj)
+sys.path.insert(0, os.path.join(REPO, "userspace/scripts"))
+mj = importlib.import_module("matrix-judge")	# its engine() and rules
 MIN_K = 6
 
 
