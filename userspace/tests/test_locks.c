@@ -533,26 +533,36 @@ static void *first_lock_worker(void *arg)
 	return NULL;
 }
 
+/* f's first lock or try in a new thread (an empty TID cache); false if
+ * the thread could not be run */
+static bool first_lock_run(struct first_lock *f)
+{
+	pthread_t th;
+
+	return pthread_create(&th, NULL, first_lock_worker, f) == 0 &&
+	       pthread_join(th, NULL) == 0;
+}
+
+static const char *const tid_modes[] = { "futex_lock", "adaptive", "pi" };
+#define N_TID_MODES (sizeof(tid_modes) / sizeof(tid_modes[0]))
+
 static int test_first_lock_empty_tid_cache(bool require)
 {
-	static const char *const modes[] = { "futex_lock", "adaptive", "pi" };
 	int skips = 0;
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (size_t i = 0; i < N_TID_MODES; i++) {
 		struct first_lock f = { .held = 0, .after = 1, .tid = -1 };
-		pthread_t th;
 		char extra[160];
 		bool ok;
 
-		f.ops = fl_lock_find(modes[i]);
+		f.ops = fl_lock_find(tid_modes[i]);
 		if (!fl_lock_available(f.ops)) {
 			snprintf(extra, sizeof(extra),
-				 "%s: first lock with an empty TID cache", modes[i]);
+				 "%s: first lock with an empty TID cache", tid_modes[i]);
 			skips += no_futex_lock(require, extra);
 			continue;
 		}
-		ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
-		     pthread_join(th, NULL) == 0;
+		ok = first_lock_run(&f);
 		ok = ok && f.held == (uint32_t)f.tid && f.after == 0 &&
 		     f.c.lock_syscalls == 0 && f.c.unlock_syscalls == 0;
 		snprintf(extra, sizeof(extra),
@@ -561,7 +571,7 @@ static int test_first_lock_empty_tid_cache(bool require)
 			 (unsigned long long)f.c.lock_syscalls,
 			 (unsigned long long)f.c.unlock_syscalls);
 		tap(ok, "%s: first lock with an empty TID cache names the thread, no syscall",
-		    modes[i], extra);
+		    tid_modes[i], extra);
 	}
 	return skips;
 }
@@ -575,24 +585,20 @@ static int test_first_lock_empty_tid_cache(bool require)
  */
 static void test_first_trylock_empty_tid_cache(void)
 {
-	static const char *const modes[] = { "futex_lock", "adaptive", "pi" };
 	const uint32_t other = 0x3ffffe;	/* above any live TID here */
 
-	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (size_t i = 0; i < N_TID_MODES; i++) {
 		struct first_lock f = { .try = true, .after = 1, .tid = -1 };
 		struct first_lock g = { .try = true, .other = other, .after = 1, .tid = -1 };
-		pthread_t th;
 		char extra[200];
 		bool ok;
 
-		f.ops = g.ops = fl_lock_find(modes[i]);
-		ok = pthread_create(&th, NULL, first_lock_worker, &f) == 0 &&
-		     pthread_join(th, NULL) == 0;
+		f.ops = g.ops = fl_lock_find(tid_modes[i]);
+		ok = first_lock_run(&f);
 		ok = ok && f.took && f.held == (uint32_t)f.tid && f.after == 0 &&
 		     f.c.lock_calls == 1 && f.c.lock_syscalls == 0 &&
 		     f.c.unlock_syscalls == 0;
-		ok = ok && pthread_create(&th, NULL, first_lock_worker, &g) == 0 &&
-		     pthread_join(th, NULL) == 0;
+		ok = ok && first_lock_run(&g);
 		ok = ok && !g.took && g.held == other && g.after == other &&
 		     g.c.lock_calls == 0 && g.c.lock_syscalls == 0 &&
 		     g.c.unlock_syscalls == 0;
@@ -604,7 +610,7 @@ static void test_first_trylock_empty_tid_cache(void)
 			 (unsigned long long)(f.c.lock_syscalls + f.c.unlock_syscalls +
 					      g.c.lock_syscalls + g.c.unlock_syscalls));
 		tap(ok, "%s: first trylock with an empty TID cache takes a free lock under the thread's TID, fails on a held one",
-		    modes[i], extra);
+		    tid_modes[i], extra);
 	}
 }
 
