@@ -42,8 +42,6 @@ def main(dirs):
         for inst in insts:
             # versus() puts "adaptive" against OTHER: name the lock so
             pairs = {kk: dict(d, adaptive=d.get(inst)) for kk, d in rows.items()}
-            if inst == "glibc":
-                pairs = {kk: dict(d, adaptive=d.get("glibc")) for kk, d in rows.items()}
             v = mj.versus(pairs, best)
             print("   %-18s %s  %s" % ("futex_lock" if inst == "glibc" else inst,
                                        mj.iv(*mj.triple(v)), v.get("verdict")))
