@@ -67,17 +67,22 @@ def fmt(v):
     return "%.3f [%.3f-%.3f] %s" % (v["median"], v["lo"], v["hi"], v.get("verdict", ""))
 
 
-def main():
-    d = os.environ.get("DIR") or HERE
+TITLE = "one-branch try (new) against the old try, in one process -- VM/TCG EMULATION FIGURES"
+
+
+def main(d=None, figs=figures, contrasts=CONTRASTS, title=TITLE):
+    """also the judge of other in-process diagnostics (their judge.py
+    imports this one with their own figures(), contrasts and title)"""
+    d = d or os.environ.get("DIR") or HERE
     cells = {}
     for p in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
         m = re.search(r"t(\d+)-h(\d+)-w(\d+)-p(\d+)\.json$", p)
-        cells.setdefault("%s/%s/%s" % m.groups()[:3], {})[int(m.group(4))] = figures(p)
-    print("one-branch try (new) against the old try, in one process -- VM/TCG EMULATION FIGURES")
+        cells.setdefault("%s/%s/%s" % m.groups()[:3], {})[int(m.group(4))] = figs(p)
+    print(title)
     print("per contrast: the median over the processes of each one's paired median [95 %],")
     print("the engine's verdict against the processes' A/A band (FUTEX_LOCK against its copy)")
     bad = 0
-    for cell in ("1/0/0", "2/0/0"):
+    for cell in contrasts:
         procs = cells.get(cell, {})
         print("\n== %s: %d processes (tools %s)" % (
             cell, len(procs), " ".join(sorted({f["git"] or "?" for f in procs.values()}))))
@@ -87,7 +92,7 @@ def main():
             continue
         aa = [procs[k]["aa"] for k in sorted(procs)]
         print("  A/A per process: " + " ".join("%.3f" % a if a else "-" for a in aa))
-        for n in CONTRASTS[cell]:
+        for n in contrasts[cell]:
             vals = [procs[k][n] for k in sorted(procs)]
             print("  %-26s per process: %s" % (n, " ".join("%.3f" % v if v else "-" for v in vals)))
             if None in vals or None in aa:
