@@ -45,5 +45,5 @@ NAMES = ["wait/wake copy / wait/wake", "FUTEX_LOCK copy / FUTEX_LOCK",
 CONTRASTS = {"1/0/10000": NAMES, "1/10000/0": NAMES}
 
 if __name__ == "__main__":
-    sys.exit(tj.main(HERE, figures, CONTRASTS,
+    sys.exit(tj.main(os.environ.get("DIR") or HERE, figures, CONTRASTS,
                      "the same code at other addresses, in one process -- VM/TCG EMULATION FIGURES"))
