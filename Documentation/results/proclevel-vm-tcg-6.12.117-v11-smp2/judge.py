@@ -125,7 +125,10 @@ def main():
     print("'no loss' = the interval's lower end at or above the band's lower edge (not beyond the")
     print("band, which is not 'not slower'); 'open' = neither that nor the engine's 'slower'")
     bad = 0
-    for cell in CELLS:
+    # run.sh's CELLS (T/H/W ...), when it ran others than these
+    cells = [tuple(int(x) for x in c.split("/")) for c in os.environ["CELLS"].split()] \
+        if os.environ.get("CELLS") else CELLS
+    for cell in cells:
         procs = cs.get(cell, {})
         print("\n== %d/%d/%d: %d of %d processes" % (cell[0], cell[1], cell[2], len(procs), K))
         missing = [k for k in range(1, K + 1) if k not in procs]
