@@ -17,7 +17,7 @@ import sys
 
 REPO = os.environ.get("REPO") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "../..")
 sys.path.insert(0, os.path.join(REPO, "userspace/scripts"))
-mj = importlib.import_module("matrix-judge")	# load(), boot_reps(), pooled(), versus()
+mj = importlib.import_module("matrix-judge")	# load(), boot_reps(), engine_name(), pooled(), versus()
 
 
 def main(dirs):
@@ -35,8 +35,7 @@ def main(dirs):
         for c in boots:
             for rep, d in sorted(mj.boot_reps(c).items()):
                 k += 1
-                rows[k] = {("glibc" if i == mj.BASE else "glibc-aa" if i == mj.CONTROL else i): v
-                           for i, v in d.items()}
+                rows[k] = {mj.engine_name(i): v for i, v in d.items()}
         print("%d/%d/%d: best mainline %s, ADAPTIVE %s" % (key + (best, mj.iv(*mj.triple(r["vs"])))))
         insts = sorted({i for d in rows.values() for i in d} - {"glibc-aa", best})
         for inst in insts:
