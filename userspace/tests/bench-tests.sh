@@ -190,6 +190,26 @@ sys.exit(0 if (tie == {"slower", "indistinguishable"} and inside == {"indistingu
 PYEOF
 }
 check "check_seed.py's verdict oracle: a tie at the JSON's 4 decimals allows both verdicts, an edge clear of the band one" tie_ok
+# aa_ok is decided by the engine on the unrounded A/A interval: an edge
+# printed as 1.0000 (a CI run: 3 idle pairs, A/A lo 1.0000, aa_ok false,
+# the lo just above 1) allows both values; an edge clear of 1 allows one
+aa_tie_ok() {
+	"$PY" - "$PWD/tests" <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[1])
+import check_seed as cs
+def problems(lo, ok):
+    cs.bad.clear()
+    c = {"n": 3, "median": 0.9123, "lo": 0.9123, "hi": 0.9181, "better": "lower",
+         "aa": {"n": 3, "median": 1.0008, "lo": lo, "hi": 1.2497}, "aa_ok": ok,
+         "min_pairs": 5, "insufficient": True, "verdict": "insufficient data"}
+    cs.check_ci("t", c, "lower", 5)
+    return len(cs.bad)
+sys.exit(0 if (problems(1.0, False) == 0 and problems(1.0, True) == 0
+               and problems(1.0002, True) == 1 and problems(0.999, False) == 1) else 1)
+PYEOF
+}
+check "check_seed.py: aa_ok at an A/A edge printed as 1.0000 allows both values, one clear of 1 one" aa_tie_ok
 
 # --- none of the requested types can run: exit 1 (host without FUTEX_LOCK) ---
 if [ $have_fl = 0 ]; then

@@ -37,6 +37,17 @@ def verdicts_at_precision(c, better, min_pairs, control=False, failed=False, hal
     return out
 
 
+def aa_ok_at_precision(aa, half_ulp=5e-5):
+    """the aa_ok values the engine (fl_aa_ok(): n >= 2 and lo <= 1 <= hi,
+    on the unrounded interval) may have printed beside an A/A interval
+    published rounded: both when an edge lies within half a unit of the
+    last decimal of 1"""
+    def ok(lo, hi):
+        return aa["n"] >= 2 and lo <= 1.0 <= hi
+    return {ok(aa["lo"] + dl, aa["hi"] + dh)
+            for dl in (-half_ulp, 0.0, half_ulp) for dh in (-half_ulp, 0.0, half_ulp)}
+
+
 def want_verdict(c, better, min_pairs, control=False, failed=False):
     """the verdict the engine must have given the interval c (fl_json_ci)"""
     if failed:
