@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""256/10000/0 process by process (run.sh's files: M/ the matrix's
+command, H/ the hand-off and ablation variants).  Per process one figure
+per contrast, futex_lock's own paired median within that process; over
+the processes the one engine through the trylock diagnostic's judge (its
+main(), matrix-judge.py's engine()): the median, its 95 % interval and
+the verdict against the band of the processes' A/A (FUTEX_LOCK against
+its copy).  Then, to say why, the kernel's counters per 1,000 iterations
+of each instance, the median over the processes (a description, no
+verdict).  The plan's rule is in README.md, fixed before the run.
+QEMU TCG emulation figures: ratios within one process."""
+import glob
+import importlib.util
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location(
+    "trylock_judge", os.path.join(HERE, "../diag-trylock-vm-tcg-6.12.117-v11-smp2/judge.py"))
+tj = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tj)
+
+HT_A, HT_F = "adaptive@handoff_threshold=1000", "futex_lock@handoff_threshold=1000"
+NOQ, NOCAL = "adaptive@spin_check_queue=0", "adaptive@spin_calibrate=0"
+
+
+def figures(path):
+    j = json.load(open(path))
+    by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
+
+    def vs(a, b):
+        return tj.num((((by.get(a) or {}).get("vs") or {}).get(b) or {}).get("median"))
+    return {
+        "aa": tj.num((j.get("aa") or {}).get("median")),
+        "git": j.get("git_commit"),
+        "ADAPTIVE / FUTEX_LOCK": vs("adaptive", "futex_lock"),
+        "ADAPTIVE / FUTEX_LOCK, no hand-off": vs(HT_A, HT_F),
+        "FUTEX_LOCK no hand-off / FUTEX_LOCK": vs(HT_F, "futex_lock"),
+        "ADAPTIVE no hand-off / ADAPTIVE": vs(HT_A, "adaptive"),
+        "ADAPTIVE no queue rule / FUTEX_LOCK": vs(NOQ, "futex_lock"),
+        "ADAPTIVE no calibration / FUTEX_LOCK": vs(NOCAL, "futex_lock"),
+    }
+
+
+CELL = "256/10000/0"
+KINDS = {
+    "M": ("the matrix's command, process by process", ["ADAPTIVE / FUTEX_LOCK"]),
+    "H": ("hand-offs off, the queue rule off, the calibration off",
+          ["ADAPTIVE / FUTEX_LOCK", "ADAPTIVE / FUTEX_LOCK, no hand-off",
+           "FUTEX_LOCK no hand-off / FUTEX_LOCK", "ADAPTIVE no hand-off / ADAPTIVE",
+           "ADAPTIVE no queue rule / FUTEX_LOCK", "ADAPTIVE no calibration / FUTEX_LOCK"]),
+}
+COUNTERS = ["sleeps", "handoffs", "lost_after_wake", "acquired_after_sleep",
+            "spin_attempts", "spin_skipped_queue", "spin_skipped_first_wake"]
+
+
+def counters(d):
+    """instance -> counter -> per-process values per 1,000 iterations"""
+    out = {}
+    for p in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
+        j = json.load(open(p))
+        tot = {}
+        for r in j["runs"]:
+            if r.get("control") or not r.get("kernel_stats"):
+                continue
+            t = tot.setdefault(r["instance"], {"it": 0})
+            t["it"] += r.get("iterations") or 0
+            for c in COUNTERS:
+                t[c] = t.get(c, 0) + (r["kernel_stats"].get(c) or 0)
+        for inst, t in tot.items():
+            for c in COUNTERS:
+                if t["it"]:
+                    out.setdefault(inst, {}).setdefault(c, []).append(1000.0 * t[c] / t["it"])
+    return out
+
+
+def main():
+    d0 = os.environ.get("DIR") or HERE
+    rc = 0
+    for kind, (what, names) in KINDS.items():
+        d = os.path.join(d0, kind)
+        print("\n##### %s: %s" % (kind, what))
+        rc |= tj.main(d, figures, {CELL: names},
+                      "256 threads, hold 10000, nothing outside, in one process -- "
+                      "VM/TCG EMULATION FIGURES")
+        print("  kernel counters per 1,000 iterations, median over the processes:")
+        print("  %-36s " % "instance" + " ".join("%10.10s" % c for c in COUNTERS))
+        for inst, cs in sorted(counters(d).items()):
+            print("  %-36.36s " % inst + " ".join(
+                "%10.2f" % statistics.median(cs[c]) if cs.get(c) else "%10s" % "-"
+                for c in COUNTERS))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
