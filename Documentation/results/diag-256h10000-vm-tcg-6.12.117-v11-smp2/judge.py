@@ -41,17 +41,21 @@ def figures(path):
         "FUTEX_LOCK no hand-off / FUTEX_LOCK": vs(HT_F, "futex_lock"),
         "ADAPTIVE no hand-off / ADAPTIVE": vs(HT_A, "adaptive"),
         "ADAPTIVE no queue rule / FUTEX_LOCK": vs(NOQ, "futex_lock"),
+        "ADAPTIVE no queue rule / ADAPTIVE": vs(NOQ, "adaptive"),
         "ADAPTIVE no calibration / FUTEX_LOCK": vs(NOCAL, "futex_lock"),
     }
 
 
-CELL = "256/10000/0"
-KINDS = {
-    "M": ("the matrix's command, process by process", ["ADAPTIVE / FUTEX_LOCK"]),
-    "H": ("hand-offs off, the queue rule off, the calibration off",
+KINDS = {	# kind: (cell, what, contrasts); M's first 8 processes are the
+    # first guest's, the rest the second's (README.md)
+    "M": ("256/10000/0", "the matrix's command, process by process", ["ADAPTIVE / FUTEX_LOCK"]),
+    "H": ("256/10000/0", "hand-offs off, the queue rule off, the calibration off",
           ["ADAPTIVE / FUTEX_LOCK", "ADAPTIVE / FUTEX_LOCK, no hand-off",
            "FUTEX_LOCK no hand-off / FUTEX_LOCK", "ADAPTIVE no hand-off / ADAPTIVE",
            "ADAPTIVE no queue rule / FUTEX_LOCK", "ADAPTIVE no calibration / FUTEX_LOCK"]),
+    "Q": ("32/0/0", "the queue rule off where it was made for (second guest)",
+          ["ADAPTIVE / FUTEX_LOCK", "ADAPTIVE no queue rule / FUTEX_LOCK",
+           "ADAPTIVE no queue rule / ADAPTIVE"]),
 }
 COUNTERS = ["sleeps", "handoffs", "lost_after_wake", "acquired_after_sleep",
             "spin_attempts", "spin_skipped_queue", "spin_skipped_first_wake"]
@@ -80,12 +84,13 @@ def counters(d):
 def main():
     d0 = os.environ.get("DIR") or HERE
     rc = 0
-    for kind, (what, names) in KINDS.items():
+    for kind, (cell, what, names) in KINDS.items():
         d = os.path.join(d0, kind)
+        if not os.path.isdir(d):
+            continue
         print("\n##### %s: %s" % (kind, what))
-        rc |= tj.main(d, figures, {CELL: names},
-                      "256 threads, hold 10000, nothing outside, in one process -- "
-                      "VM/TCG EMULATION FIGURES")
+        rc |= tj.main(d, figures, {cell: names},
+                      "threads/hold/outside %s, in one process -- VM/TCG EMULATION FIGURES" % cell)
         print("  kernel counters per 1,000 iterations, median over the processes:")
         print("  %-36s " % "instance" + " ".join("%10.10s" % c for c in COUNTERS))
         for inst, cs in sorted(counters(d).items()):
