@@ -198,15 +198,16 @@ aa_tie_ok() {
 import sys
 sys.path.insert(0, sys.argv[1])
 import check_seed as cs
-def problems(lo, ok):
+def problems(lo, ok, hi=1.2497):
     cs.bad.clear()
     c = {"n": 3, "median": 0.9123, "lo": 0.9123, "hi": 0.9181, "better": "lower",
-         "aa": {"n": 3, "median": 1.0008, "lo": lo, "hi": 1.2497}, "aa_ok": ok,
+         "aa": {"n": 3, "median": 1.0008, "lo": lo, "hi": hi}, "aa_ok": ok,
          "min_pairs": 5, "insufficient": True, "verdict": "insufficient data"}
     cs.check_ci("t", c, "lower", 5)
     return len(cs.bad)
 sys.exit(0 if (problems(1.0, False) == 0 and problems(1.0, True) == 0
-               and problems(1.0002, True) == 1 and problems(0.999, False) == 1) else 1)
+               and problems(1.0002, True) == 1 and problems(0.999, False) == 1
+               and problems(0.98, False, 1.0) == 0 and problems(0.98, True, 0.9998) == 1) else 1)
 PYEOF
 }
 check "check_seed.py: aa_ok at an A/A edge printed as 1.0000 allows both values, one clear of 1 one" aa_tie_ok
