@@ -11,28 +11,22 @@ of each instance, the median over the processes (a description, no
 verdict).  The plan's rule is in README.md, fixed before the run.
 QEMU TCG emulation figures: ratios within one process."""
 import glob
-import importlib.util
 import json
 import os
 import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location(
-    "trylock_judge", os.path.join(HERE, "../diag-trylock-vm-tcg-6.12.117-v11-smp2/judge.py"))
-tj = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tj)
+# the trylock diagnostic's judge (a file also named judge.py) as tj
+sys.path.insert(0, os.path.join(HERE, "../diag-trylock-vm-tcg-6.12.117-v11-smp2"))
+import judge as tj  # noqa: E402
 
 HT_A, HT_F = "adaptive@handoff_threshold=1000", "futex_lock@handoff_threshold=1000"
 NOQ, NOCAL = "adaptive@spin_check_queue=0", "adaptive@spin_calibrate=0"
 
 
 def figures(path):
-    j = json.load(open(path))
-    by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
-
-    def vs(a, b):
-        return tj.num((((by.get(a) or {}).get("vs") or {}).get(b) or {}).get("median"))
+    j, vs = tj.instances(path)
     return {
         "aa": tj.num((j.get("aa") or {}).get("median")),
         "git": j.get("git_commit"),

@@ -34,6 +34,18 @@ def num(v):
     return v if isinstance(v, (int, float)) and v > 0 else None
 
 
+def instances(path):
+    """a process's JSON and vs(a, b): futex_lock's paired median of instance
+    a over instance b in it (None where missing); also for the other
+    in-process diagnostics' judges"""
+    j = json.load(open(path))
+    by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
+
+    def vs(a, b):
+        return num((((by.get(a) or {}).get("vs") or {}).get(b) or {}).get("median"))
+    return j, vs
+
+
 def figures(path):
     j = json.load(open(path))
     by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
