@@ -53,8 +53,24 @@ def speed_figures(path):
             "ADAPTIVE / FUTEX_LOCK": tj.num((by.get("adaptive") or {}).get("ratio"))}
 
 
+def charges_as_planned(d):
+    """the kernel did what the plan says: ADAPTIVE's wake-ups charged
+    (wake_charges = wake_samples), FUTEX_LOCK's counted only (0 charges);
+    added after the first run, whose kernel charged neither"""
+    import glob
+    for p in glob.glob(os.path.join(d, "t*-p*.json")):
+        for r in json.load(open(p))["runs"]:
+            k = r.get("kernel_stats") or {}
+            want = k.get("wake_samples") if r["instance"] == "adaptive" else 0
+            if k.get("wake_charges") != want:
+                return False
+    return True
+
+
 def main():
     d = os.environ.get("DIR") or HERE
+    print("charges as planned (ADAPTIVE's charged, FUTEX_LOCK's not): %s"
+          % ("yes" if charges_as_planned(d) else "NO"))
     rc = tj.main(d, lat_figures, {CELL: ["latency FUTEX_LOCK / ADAPTIVE"]},
                  "wake latency, FUTEX_LOCK over ADAPTIVE (A/A: FUTEX_LOCK over its copy) "
                  "-- VM/TCG EMULATION FIGURES")

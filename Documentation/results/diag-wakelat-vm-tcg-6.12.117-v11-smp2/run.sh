@@ -9,9 +9,10 @@
 #     Documentation/results/diag-wakelat-vm-tcg-6.12.117-v11-smp2/run.sh
 set -u
 REPO=${REPO:-$(cd "$(dirname "$0")/../../.." && pwd)}
-here=$(dirname "$0")
+here=${OUT:-$(dirname "$0")}	# the second run: OUT=.../run2
 FL=${FL:-$REPO/userspace/build/futex_lock}
 P=${P:-8} R=${R:-20} D=${D:-0.4}
+mkdir -p "$here"
 echo "kernel: $(uname -r) $(uname -v); P=$P R=$R D=$D; $(sha256sum "$FL")"
 status=0
 for k in $(seq 1 "$P"); do
