@@ -80,6 +80,20 @@ def main():
         print("  %s: mean wake latency us FUTEX_LOCK %s, ADAPTIVE %s" % (
             os.path.basename(p), *("%.1f" % v if v else "-" for v in
                                    (f["latency us FUTEX_LOCK"], f["latency us ADAPTIVE"]))))
+    # sleeps per 1,000 iterations (added after the first run, a description)
+    sl = {}
+    for p in sorted(glob.glob(os.path.join(d, "t*-p*.json"))):
+        acc = {}
+        for r in json.load(open(p))["runs"]:
+            a = acc.setdefault(r["instance"], [0, 0])
+            a[0] += r.get("iterations") or 0
+            a[1] += (r.get("kernel_stats") or {}).get("sleeps") or 0
+        for i, a in acc.items():
+            sl.setdefault(i, []).append(1000.0 * a[1] / a[0] if a[0] else 0.0)
+    for i, v in sorted(sl.items()):
+        print("  sleeps per 1,000 iterations, %-17s median %.1f (per process %s)" % (
+            i, sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2,
+            " ".join("%.1f" % x for x in v)))
     print()
     rc |= tj.main(d, speed_figures, {CELL: ["ADAPTIVE / FUTEX_LOCK"]},
                   "speed on the scratch kernel -- VM/TCG EMULATION FIGURES")
