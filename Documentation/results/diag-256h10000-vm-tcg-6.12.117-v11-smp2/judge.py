@@ -10,8 +10,6 @@ its copy).  Then, to say why, the kernel's counters per 1,000 iterations
 of each instance, the median over the processes (a description, no
 verdict).  The plan's rule is in README.md, fixed before the run.
 QEMU TCG emulation figures: ratios within one process."""
-import glob
-import json
 import os
 import statistics
 import sys
@@ -26,7 +24,7 @@ NOQ, NOCAL = "adaptive@spin_check_queue=0", "adaptive@spin_calibrate=0"
 
 
 def figures(path):
-    j, vs = tj.instances(path)
+    j, _, vs = tj.instances(path)
     return {
         "aa": tj.num((j.get("aa") or {}).get("median")),
         "git": j.get("git_commit"),
@@ -55,26 +53,6 @@ COUNTERS = ["sleeps", "handoffs", "lost_after_wake", "acquired_after_sleep",
             "spin_attempts", "spin_skipped_queue", "spin_skipped_first_wake"]
 
 
-def counters(d):
-    """instance -> counter -> per-process values per 1,000 iterations"""
-    out = {}
-    for p in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
-        j = json.load(open(p))
-        tot = {}
-        for r in j["runs"]:
-            if r.get("control") or not r.get("kernel_stats"):
-                continue
-            t = tot.setdefault(r["instance"], {"it": 0})
-            t["it"] += r.get("iterations") or 0
-            for c in COUNTERS:
-                t[c] = t.get(c, 0) + (r["kernel_stats"].get(c) or 0)
-        for inst, t in tot.items():
-            for c in COUNTERS:
-                if t["it"]:
-                    out.setdefault(inst, {}).setdefault(c, []).append(1000.0 * t[c] / t["it"])
-    return out
-
-
 def main():
     d0 = os.environ.get("DIR") or HERE
     rc = 0
@@ -87,7 +65,7 @@ def main():
                       "threads/hold/outside %s, in one process -- VM/TCG EMULATION FIGURES" % cell)
         print("  kernel counters per 1,000 iterations, median over the processes:")
         print("  %-36s " % "instance" + " ".join("%10.10s" % c for c in COUNTERS))
-        for inst, cs in sorted(counters(d).items()):
+        for inst, cs in sorted(tj.counters(d, COUNTERS).items()):
             print("  %-36.36s " % inst + " ".join(
                 "%10.2f" % statistics.median(cs[c]) if cs.get(c) else "%10s" % "-"
                 for c in COUNTERS))

@@ -25,11 +25,7 @@ spec.loader.exec_module(tj)
 
 
 def figures(path):
-    j = json.load(open(path))
-    by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
-
-    def vs(a, b):
-        return tj.num((((by.get(a) or {}).get("vs") or {}).get(b) or {}).get("median"))
+    j, _, vs = tj.instances(path)
     return {
         "aa": tj.num((j.get("aa") or {}).get("median")),
         "git": j.get("git_commit"),

@@ -35,23 +35,40 @@ def num(v):
 
 
 def instances(path):
-    """a process's JSON and vs(a, b): futex_lock's paired median of instance
-    a over instance b in it (None where missing); also for the other
-    in-process diagnostics' judges"""
+    """a process's JSON, its summary rows by instance, and vs(a, b):
+    futex_lock's paired median of instance a over instance b in it (None
+    where missing); also for the other in-process diagnostics' judges"""
     j = json.load(open(path))
     by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
 
     def vs(a, b):
         return num((((by.get(a) or {}).get("vs") or {}).get(b) or {}).get("median"))
-    return j, vs
+    return j, by, vs
+
+
+def counters(d, names, control=False):
+    """instance -> kernel counter -> its value per 1,000 iterations in each
+    process of directory d (the process's runs of that instance summed);
+    the A/A copy's runs only with control"""
+    out = {}
+    for p in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
+        tot = {}
+        for r in json.load(open(p))["runs"]:
+            if (r.get("control") and not control) or not r.get("kernel_stats"):
+                continue
+            t = tot.setdefault(r["instance"], {"it": 0})
+            t["it"] += r.get("iterations") or 0
+            for c in names:
+                t[c] = t.get(c, 0) + (r["kernel_stats"].get(c) or 0)
+        for inst, t in tot.items():
+            for c in names:
+                if t["it"]:
+                    out.setdefault(inst, {}).setdefault(c, []).append(1000.0 * t[c] / t["it"])
+    return out
 
 
 def figures(path):
-    j = json.load(open(path))
-    by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
-
-    def vs(a, b):
-        return num((((by.get(a) or {}).get("vs") or {}).get(b) or {}).get("median"))
+    j, by, vs = instances(path)
     xo = num((by.get("x_oldtry") or {}).get("ratio"))
     return {
         "aa": num((j.get("aa") or {}).get("median")),

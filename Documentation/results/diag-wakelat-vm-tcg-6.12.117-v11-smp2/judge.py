@@ -13,16 +13,16 @@ Over the processes the one engine (through the trylock diagnostic's
 judge): the median, its 95 % interval, the verdict against the band of
 the processes' A/A.  The plan's rule is in README.md.  QEMU TCG
 emulation figures."""
-import importlib.util
+import glob
 import json
 import os
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-spec = importlib.util.spec_from_file_location(
-    "trylock_judge", os.path.join(HERE, "../diag-trylock-vm-tcg-6.12.117-v11-smp2/judge.py"))
-tj = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(tj)
+# the trylock diagnostic's judge (a file also named judge.py) as tj
+sys.path.insert(0, os.path.join(HERE, "../diag-trylock-vm-tcg-6.12.117-v11-smp2"))
+import judge as tj  # noqa: E402
 CELL = "256/10000/0"
 
 
@@ -47,8 +47,7 @@ def lat_figures(path):
 
 
 def speed_figures(path):
-    j = json.load(open(path))
-    by = {(s.get("instance") or s.get("mode")): s for s in j["summary"]}
+    j, by, _ = tj.instances(path)
     return {"aa": tj.num((j.get("aa") or {}).get("median")), "git": j.get("git_commit"),
             "ADAPTIVE / FUTEX_LOCK": tj.num((by.get("adaptive") or {}).get("ratio"))}
 
@@ -57,7 +56,6 @@ def charges_as_planned(d):
     """the kernel did what the plan says: ADAPTIVE's wake-ups charged
     (wake_charges = wake_samples), FUTEX_LOCK's counted only (0 charges);
     added after the first run, whose kernel charged neither"""
-    import glob
     for p in glob.glob(os.path.join(d, "t*-p*.json")):
         for r in json.load(open(p))["runs"]:
             k = r.get("kernel_stats") or {}
@@ -74,26 +72,16 @@ def main():
     rc = tj.main(d, lat_figures, {CELL: ["latency FUTEX_LOCK / ADAPTIVE"]},
                  "wake latency, FUTEX_LOCK over ADAPTIVE (A/A: FUTEX_LOCK over its copy) "
                  "-- VM/TCG EMULATION FIGURES")
-    import glob
     for p in sorted(glob.glob(os.path.join(d, "t*-p*.json"))):
         f = lat_figures(p)
         print("  %s: mean wake latency us FUTEX_LOCK %s, ADAPTIVE %s" % (
             os.path.basename(p), *("%.1f" % v if v else "-" for v in
                                    (f["latency us FUTEX_LOCK"], f["latency us ADAPTIVE"]))))
     # sleeps per 1,000 iterations (added after the first run, a description)
-    sl = {}
-    for p in sorted(glob.glob(os.path.join(d, "t*-p*.json"))):
-        acc = {}
-        for r in json.load(open(p))["runs"]:
-            a = acc.setdefault(r["instance"], [0, 0])
-            a[0] += r.get("iterations") or 0
-            a[1] += (r.get("kernel_stats") or {}).get("sleeps") or 0
-        for i, a in acc.items():
-            sl.setdefault(i, []).append(1000.0 * a[1] / a[0] if a[0] else 0.0)
-    for i, v in sorted(sl.items()):
+    for i, cs in sorted(tj.counters(d, ["sleeps"], control=True).items()):
+        v = cs["sleeps"]
         print("  sleeps per 1,000 iterations, %-17s median %.1f (per process %s)" % (
-            i, sorted(v)[len(v) // 2] if len(v) % 2 else sum(sorted(v)[len(v) // 2 - 1:len(v) // 2 + 1]) / 2,
-            " ".join("%.1f" % x for x in v)))
+            i, statistics.median(v), " ".join("%.1f" % x for x in v)))
     print()
     rc |= tj.main(d, speed_figures, {CELL: ["ADAPTIVE / FUTEX_LOCK"]},
                   "speed on the scratch kernel -- VM/TCG EMULATION FIGURES")
