@@ -2446,9 +2446,14 @@ TEST(spin_not_skipped_for_stale_waiters_bit)
  * spin_check_overload on no call spins (spin_skipped_overload); with it
  * off they may.  The runnable rule is switched off, so that a busy
  * thread that strays onto CPU 1 cannot decide instead.
+ *
+ * @fake (CONFIG_FUTEX_LOCK_DEBUG): no busy threads; fake_nr_running
+ * stands in for the count instead, so that the rule is met exactly at
+ * its boundary whatever else the machine runs: as many runnable tasks as
+ * CPUs is not overcommitted, one more is.
  */
 static void overload_case(struct __test_metadata *_metadata, int rule,
-			  long long *skipped, long long *spins)
+			  long fake, long long *skipped, long long *spins)
 {
 	long long k0 = stat_get("spin_skipped_overload");
 	long long a0 = stat_get("spin_attempts");
@@ -2457,20 +2462,23 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	struct spin_policy pol;
 	struct cpu_hog hog_arg = { .stop = 0, .cpu = 0 };
 	pthread_t th, hogs[MAX_HOGS];
-	int etimedout = 0, nhogs;
+	int etimedout = 0, nhogs = 0, want_hogs = fake ? 0 : ncpus;
 
 	spin_policy_save(&pol);
 	ASSERT_NE(-1, pol.rule[4]);
 	ASSERT_LE(0, k0);
+	ASSERT_TRUE(!fake || knob_get("fake_nr_running") == 0);
 	spin_policy_fixed(100000);
 	knob_set("spin_check_runnable", 0);
 	knob_set("spin_check_overload", rule);
+	if (fake)
+		knob_set("fake_nr_running", fake);
 	pin_cpu(1);
 	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
 	while (!o.locked)
 		usleep(100);
-	nhogs = cpu_hogs_start(hogs, ncpus, &hog_arg);
-	ASSERT_EQ(ncpus < MAX_HOGS ? ncpus : MAX_HOGS, nhogs);
+	nhogs = cpu_hogs_start(hogs, want_hogs, &hog_arg);
+	ASSERT_EQ(want_hogs < MAX_HOGS ? want_hogs : MAX_HOGS, nhogs);
 	usleep(20000);
 	for (int i = 0; i < 10; i++) {
 		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
@@ -2480,11 +2488,13 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	*skipped = stat_get("spin_skipped_overload") - k0;
 	*spins = stat_get("spin_attempts") - a0;
 	cpu_hogs_stop(hogs, nhogs, &hog_arg);
+	if (fake)
+		knob_set("fake_nr_running", 0);
 	o.release = 1;
 	pthread_join(th, NULL);
 	spin_policy_restore(&pol);
-	TH_LOG("spin_check_overload %d: %ld busy threads beside the owner; 10 calls, %d ETIMEDOUT; spin_skipped_overload +%lld, spin_attempts +%lld",
-	       rule, ncpus, etimedout, *skipped, *spins);
+	TH_LOG("spin_check_overload %d: %d busy threads beside the owner, fake_nr_running %ld (%ld CPUs); 10 calls, %d ETIMEDOUT; spin_skipped_overload +%lld, spin_attempts +%lld",
+	       rule, nhogs, fake, ncpus, etimedout, *skipped, *spins);
 	EXPECT_EQ(10, etimedout);
 	EXPECT_EQ(0, o.word);
 }
@@ -2494,7 +2504,29 @@ TEST(spin_skipped_while_overcommitted)
 	long long skipped, spins;
 
 	REQUIRE_SPIN_POLICY();
-	overload_case(_metadata, 1, &skipped, &spins);
+	overload_case(_metadata, 1, 0, &skipped, &spins);
+	EXPECT_GE(skipped, 1);
+	EXPECT_EQ(0, spins);
+}
+
+TEST(spin_check_overload_as_many_runnable_as_cpus_spins)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("fake_nr_running");
+	overload_case(_metadata, 1, sysconf(_SC_NPROCESSORS_ONLN), &skipped, &spins);
+	EXPECT_EQ(0, skipped);
+	EXPECT_GE(spins, 1);
+}
+
+TEST(spin_check_overload_one_more_runnable_than_cpus_skips)
+{
+	long long skipped, spins;
+
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("fake_nr_running");
+	overload_case(_metadata, 1, sysconf(_SC_NPROCESSORS_ONLN) + 1, &skipped, &spins);
 	EXPECT_GE(skipped, 1);
 	EXPECT_EQ(0, spins);
 }
@@ -2504,7 +2536,7 @@ TEST(spin_rule_overload_off_spins_anyway)
 	long long skipped, spins;
 
 	REQUIRE_SPIN_POLICY();
-	overload_case(_metadata, 0, &skipped, &spins);
+	overload_case(_metadata, 0, 0, &skipped, &spins);
 	EXPECT_EQ(0, skipped);
 	EXPECT_GE(spins, 1);
 }
@@ -3072,10 +3104,14 @@ TEST(spin_quiet_start_ends_after_a_quarter)
  * of the wake-ups the call is charged the mean of its samples instead
  * (wake_charges_overloaded +1).  Busy threads on CPU 0 at SCHED_IDLE,
  * one more than there are CPUs, make the machine overcommitted
- * throughout (@hogs) while barely slowing us.  Without them, the guard
- * must not fire: a moment of overload at a wake-up (another task of the
- * guest) makes that case try again.  If every sample was capped, mean
- * and sum are both the cap, and the case skips.
+ * throughout (@hogs) while barely slowing us.  Where the guard must not
+ * fire, the machine cannot be kept quiet (a kworker, RCU or softirq work
+ * runnable at the instant W1 runs again makes it fire); fake_nr_running
+ * (CONFIG_FUTEX_LOCK_DEBUG) stands in for the count there (@fake),
+ * exactly at the boundary: as many runnable tasks as CPUs must not make
+ * it fire, one more must.  If every sample was capped, mean and sum are
+ * both the cap: the case skips after checking the counts (whether the
+ * guard fired among them), not the charge.
  */
 #define CHARGE_LOSSES		2
 #define CHARGE_CAP_NS		1000000LL	/* FUTEX_LOCK_SPIN_LIMIT_NS */
@@ -3108,21 +3144,20 @@ static void charge_counts_sub(struct charge_counts *c, const struct charge_count
 
 /*
  * @on: spin_charge_call; @guard: spin_charge_check_overload (-1: a kernel
- * without it, left alone); @hogs: overcommit the machine meanwhile.
- * Return CHARGE_RETRY if the guard found the machine overcommitted
- * without @hogs (the caller tries again), else 0.
+ * without it, left alone); @hogs: overcommit the machine meanwhile;
+ * @fake: the count fake_nr_running stands in for nr_running() (0: none).
  */
-#define CHARGE_RETRY	1
-
-static int charge_case(struct __test_metadata *_metadata, int on, int guard,
-			bool hogs)
+static void charge_case(struct __test_metadata *_metadata, int on, int guard,
+			bool hogs, long fake)
 {
 	long long old_delay = knob_get("delay_after_wake_ms");
 	long long thr = knob_get("handoff_threshold");
 	int cal = knob_get_bool("spin_calibrate");
 	int charge = knob_get_bool("spin_charge_call");
 	int old_guard = knob_get_bool("spin_charge_check_overload");
-	int nhogs = 0, want_hogs = hogs ? (int)sysconf(_SC_NPROCESSORS_ONLN) + 1 : 0;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int nhogs = 0, want_hogs = hogs ? (int)ncpus + 1 : 0;
+	bool over = guard > 0 && (fake ? fake > ncpus : hogs);
 	struct cpu_hog hog_arg = { .stop = 0, .cpu = 0, .idle = true };
 	pthread_t hog[MAX_HOGS];
 	uint32_t word, tid = gettid_();
@@ -3138,13 +3173,14 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	ASSERT_NE(-1, charge);
 	ASSERT_LE(0, thr);
 	ASSERT_TRUE(guard < 0 || old_guard >= 0);
+	ASSERT_TRUE(!fake || knob_get("fake_nr_running") == 0);
 	if (want_hogs > MAX_HOGS)
-		SKIP(return 0, "more than %d CPUs", MAX_HOGS - 1);
+		SKIP(return, "more than %d CPUs", MAX_HOGS - 1);
 	charge_counts_get(&c0);
 	ASSERT_LE(0, c0.charges);
 	ASSERT_LE(0, c0.charge_ns);
 	if (pin_cpu(0))
-		SKIP(return 0, "cannot pin to CPU 0: %s", strerror(errno));
+		SKIP(return, "cannot pin to CPU 0: %s", strerror(errno));
 	word = tid;
 	/* knobs from here: nothing below returns before they are restored */
 	knob_set("spin_calibrate", 1);
@@ -3152,6 +3188,8 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	if (guard >= 0)
 		knob_set("spin_charge_check_overload", guard);
 	knob_set("handoff_threshold", 1000);
+	if (fake)
+		knob_set("fake_nr_running", fake);
 	nhogs = cpu_hogs_start(hog, want_hogs, &hog_arg);
 	charge_counts_get(&c0);
 	created = !pthread_create(&t1, NULL, lock_waiter_fn, &w1);
@@ -3171,14 +3209,16 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 		pthread_join(t1, NULL);
 	charge_counts_get(&c1);
 	cpu_hogs_stop(hog, nhogs, &hog_arg);
+	if (fake)
+		knob_set("fake_nr_running", 0);
 	knob_set("handoff_threshold", thr);
 	if (guard >= 0)
 		knob_set("spin_charge_check_overload", old_guard);
 	knob_set("spin_charge_call", charge);
 	knob_set("spin_calibrate", cal);
 	charge_counts_sub(&c1, &c0);
-	TH_LOG("spin_charge_call %d, spin_charge_check_overload %d, %d busy threads: %d losses; wake_samples +%lld, wake_charges +%lld, wake_ns_sum +%lld, wake_charge_ns_sum +%lld, wake_charges_overloaded +%lld; lock calls +%lld, unlock calls +%lld",
-	       on, guard, nhogs, losses, c1.samples, c1.charges, c1.ns,
+	TH_LOG("spin_charge_call %d, spin_charge_check_overload %d, %d busy threads, fake_nr_running %ld (%ld CPUs): %d losses; wake_samples +%lld, wake_charges +%lld, wake_ns_sum +%lld, wake_charge_ns_sum +%lld, wake_charges_overloaded +%lld; lock calls +%lld, unlock calls +%lld",
+	       on, guard, nhogs, fake, ncpus, losses, c1.samples, c1.charges, c1.ns,
 	       c1.charge_ns, c1.overloaded, c1.locks, c1.unlocks);
 	ASSERT_EQ(want_hogs, nhogs);
 	ASSERT_TRUE(created);
@@ -3187,8 +3227,8 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	EXPECT_EQ(0, word);
 	if (losses < CHARGE_LOSSES) {
 		if (_metadata->exit_code == KSFT_PASS)
-			SKIP(return 0, "W1 ran before the owner took the word back");
-		return 0;
+			SKIP(return, "W1 ran before the owner took the word back");
+		return;
 	}
 	/*
 	 * W1's lock call, our unlocks in the rounds and at the end (W1,
@@ -3196,33 +3236,29 @@ static int charge_case(struct __test_metadata *_metadata, int on, int guard,
 	 */
 	if (c1.locks != 1 || c1.unlocks != CHARGE_LOSSES + 1) {
 		if (_metadata->exit_code == KSFT_PASS)
-			SKIP(return 0, "another task used the ops meanwhile");
-		return 0;
+			SKIP(return, "another task used the ops meanwhile");
+		return;
 	}
 	EXPECT_EQ(CHARGE_LOSSES + 1, c1.samples);
 	if (!on) {
 		EXPECT_EQ(c1.samples, c1.charges);
 		EXPECT_EQ(c1.ns, c1.charge_ns);
 		EXPECT_EQ(0, c1.overloaded);
-		return 0;
+		return;
 	}
 	EXPECT_EQ(1, c1.charges);
+	EXPECT_EQ(over ? 1 : 0, c1.overloaded);
 	mean = c1.samples ? c1.ns / c1.samples : 0;
 	if (mean >= CHARGE_CAP_NS) {
 		if (_metadata->exit_code == KSFT_PASS)
-			SKIP(return 0, "every sample was capped: mean and sum are the cap");
-		return 0;
+			SKIP(return, "every sample was capped: mean and sum are the cap (the counts were checked)");
+		return;
 	}
-	if (guard > 0 && !hogs && c1.overloaded)
-		return CHARGE_RETRY;
-	if (guard > 0 && hogs) {
-		EXPECT_EQ(1, c1.overloaded);
+	if (over) {
 		EXPECT_EQ(mean, c1.charge_ns);
 	} else {
-		EXPECT_EQ(0, c1.overloaded);
 		EXPECT_EQ(c1.ns < CHARGE_CAP_NS ? c1.ns : CHARGE_CAP_NS, c1.charge_ns);
 	}
-	return 0;
 }
 
 TEST(spin_charge_call_charges_a_call_once)
@@ -3231,62 +3267,36 @@ TEST(spin_charge_call_charges_a_call_once)
 	REQUIRE_KNOB("delay_after_wake_ms");
 	/* the guard off where there is one: the sum, whatever the load */
 	charge_case(_metadata, 1,
-		    knob_get_bool("spin_charge_check_overload") < 0 ? -1 : 0, false);
-}
-
-/* procs_running of /proc/stat (runnable tasks, this one included), or -1 */
-static int procs_running(void)
-{
-	char line[256];
-	FILE *f = fopen("/proc/stat", "r");
-	int n = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "procs_running %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
+		    knob_get_bool("spin_charge_check_overload") < 0 ? -1 : 0, false, 0);
 }
 
 /*
- * The guard asks nr_running() at the instant a woken waiter runs again:
- * the test's two tasks, plus any third task runnable then (a kworker,
- * RCU, softirq work bunched up by a slow host), make it fire.  A try in
- * which it fired is repeated after a pause; if it fired in every try the
- * test skips.  It cannot tell a loaded machine from a guard that always
- * fires (or compares with >=): such a guard is not caught here on any
- * machine (2026-12-02: all 5 tries fired in a clean-clone make check,
- * procs_running 1 after).  A try that failed is not skipped over.
+ * The guard at its boundary: as many runnable tasks as CPUs is not an
+ * overcommitted machine (the sum), one more is (the mean).
  */
-#define CHARGE_QUIET_TRIES	10
-
-TEST(spin_charge_check_overload_quiet_charges_the_sum)
+TEST(spin_charge_check_overload_as_many_runnable_as_cpus_charges_the_sum)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int tries = 0;
-
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
 	REQUIRE_KNOB("spin_charge_check_overload");
-	while (charge_case(_metadata, 1, 1, false) == CHARGE_RETRY) {
-		if (_metadata->exit_code != KSFT_PASS)
-			return;	/* a try failed: no SKIP over it */
-		if (++tries < CHARGE_QUIET_TRIES) {
-			usleep(200000);
-			continue;
-		}
-		SKIP(return, "the guard fired in all %d tries (procs_running %d now, %ld CPUs): a loaded machine and an always-firing guard look alike here",
-		     CHARGE_QUIET_TRIES, procs_running(), ncpus);
-	}
+	REQUIRE_KNOB("fake_nr_running");
+	charge_case(_metadata, 1, 1, false, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+TEST(spin_charge_check_overload_one_more_runnable_than_cpus_charges_the_mean)
+{
+	REQUIRE_SPIN_POLICY();
+	REQUIRE_KNOB("delay_after_wake_ms");
+	REQUIRE_KNOB("spin_charge_check_overload");
+	REQUIRE_KNOB("fake_nr_running");
+	charge_case(_metadata, 1, 1, false, sysconf(_SC_NPROCESSORS_ONLN) + 1);
 }
 
 TEST(spin_rule_charge_call_off_charges_each_wake_up)
 {
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
-	charge_case(_metadata, 0, -1, false);
+	charge_case(_metadata, 0, -1, false, 0);
 }
 
 TEST(spin_charge_call_charges_an_overcommitted_call_its_mean)
@@ -3294,7 +3304,7 @@ TEST(spin_charge_call_charges_an_overcommitted_call_its_mean)
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
 	REQUIRE_KNOB("spin_charge_check_overload");
-	charge_case(_metadata, 1, 1, true);
+	charge_case(_metadata, 1, 1, true, 0);
 }
 
 TEST(spin_charge_check_overload_acts_only_with_the_charge)
@@ -3302,7 +3312,7 @@ TEST(spin_charge_check_overload_acts_only_with_the_charge)
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
 	REQUIRE_KNOB("spin_charge_check_overload");
-	charge_case(_metadata, 0, 1, true);
+	charge_case(_metadata, 0, 1, true, 0);
 }
 
 TEST(spin_rule_charge_check_overload_off_charges_the_sum)
@@ -3310,7 +3320,7 @@ TEST(spin_rule_charge_check_overload_off_charges_the_sum)
 	REQUIRE_SPIN_POLICY();
 	REQUIRE_KNOB("delay_after_wake_ms");
 	REQUIRE_KNOB("spin_charge_check_overload");
-	charge_case(_metadata, 1, 0, true);
+	charge_case(_metadata, 1, 0, true, 0);
 }
 
 /*
