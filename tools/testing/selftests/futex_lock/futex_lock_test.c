@@ -2081,6 +2081,8 @@ TEST(spin_max_ns_shows_effective_value)
 		SKIP(return, "no " STATS_DIR "stats (CONFIG_FUTEX_LOCK_STATS)"); \
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || !kernel_smp())	\
 		SKIP(return, "spinning needs 2 CPUs and an SMP kernel");	\
+	ASSERT_GE(0, knob_get("fake_nr_running"))			\
+		TH_LOG("fake_nr_running left set (by a test that failed?)"); \
 } while (0)
 
 TEST(spin_policy_rules_are_switches)
@@ -2471,8 +2473,6 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	spin_policy_fixed(100000);
 	knob_set("spin_check_runnable", 0);
 	knob_set("spin_check_overload", rule);
-	if (fake)
-		knob_set("fake_nr_running", fake);
 	pin_cpu(1);
 	ASSERT_EQ(0, pthread_create(&th, NULL, busy_owner_fn, &o));
 	while (!o.locked)
@@ -2480,16 +2480,19 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	nhogs = cpu_hogs_start(hogs, want_hogs, &hog_arg);
 	ASSERT_EQ(want_hogs < MAX_HOGS ? want_hogs : MAX_HOGS, nhogs);
 	usleep(20000);
+	/* the fake only around the calls: no ASSERT between set and reset */
+	if (fake)
+		knob_set("fake_nr_running", fake);
 	for (int i = 0; i < 10; i++) {
 		struct timespec ts = abs_in(CLOCK_MONOTONIC, 2000000);
 
 		etimedout += flock(&o.word, FUTEX_LOCK_ADAPTIVE | PRIV, &ts) == -ETIMEDOUT;
 	}
+	if (fake)
+		knob_set("fake_nr_running", 0);
 	*skipped = stat_get("spin_skipped_overload") - k0;
 	*spins = stat_get("spin_attempts") - a0;
 	cpu_hogs_stop(hogs, nhogs, &hog_arg);
-	if (fake)
-		knob_set("fake_nr_running", 0);
 	o.release = 1;
 	pthread_join(th, NULL);
 	spin_policy_restore(&pol);

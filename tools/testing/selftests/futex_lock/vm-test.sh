@@ -53,6 +53,22 @@ fi
 # of the series' tests; make check runs both)
 [ "${UPSTREAM_ONLY:-0}" = 1 ] || run futex_lock_test "$BIN/futex_lock_test"
 
+# A test killed (hang guard) or stopped by a failed ASSERT between setting
+# the debug knob fake_nr_running and resetting it would leave every later
+# spin decision on a fake count: fail loudly and reset it.
+FAKE=/sys/kernel/debug/futex_lock/fake_nr_running
+if [ "${UPSTREAM_ONLY:-0}" != 1 ] && [ -e "$FAKE" ]; then
+	n=$((n + 1))
+	v=$(cat "$FAKE")
+	if [ "$v" = 0 ]; then
+		echo "ok $n futex_lock_fake_nr_running_reset"
+	else
+		echo 0 >"$FAKE"
+		echo "not ok $n futex_lock_fake_nr_running_reset # left at $v (now 0)"
+		fail=1
+	fi
+fi
+
 stats_after() {
 	if [ -e /sys/kernel/debug/futex_lock/stats ]; then
 		n=$((n + 1))
