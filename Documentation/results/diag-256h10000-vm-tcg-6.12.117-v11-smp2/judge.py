@@ -11,7 +11,6 @@ of each instance, the median over the processes (a description, no
 verdict).  The plan's rule is in README.md, fixed before the run.
 QEMU TCG emulation figures: ratios within one process."""
 import os
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -63,12 +62,7 @@ def main():
         print("\n##### %s: %s" % (kind, what))
         rc |= tj.main(d, figures, {cell: names},
                       "threads/hold/outside %s, in one process -- VM/TCG EMULATION FIGURES" % cell)
-        print("  kernel counters per 1,000 iterations, median over the processes:")
-        print("  %-36s " % "instance" + " ".join("%10.10s" % c for c in COUNTERS))
-        for inst, cs in sorted(tj.counters(d, COUNTERS).items()):
-            print("  %-36.36s " % inst + " ".join(
-                "%10.2f" % statistics.median(cs[c]) if cs.get(c) else "%10s" % "-"
-                for c in COUNTERS))
+        tj.counter_table(d, COUNTERS)
     return rc
 
 

@@ -17,6 +17,7 @@ indistinguishable; at 2/0/0 only "slower" counts against it.  No verdict
 with fewer than MIN_K processes or a missing figure.
 QEMU TCG emulation figures: ratios within one process."""
 import glob
+import statistics
 import importlib
 import json
 import os
@@ -65,6 +66,19 @@ def counters(d, names, control=False):
                 if t["it"]:
                     out.setdefault(inst, {}).setdefault(c, []).append(1000.0 * t[c] / t["it"])
     return out
+
+
+def counter_table(d, names, short=None):
+    """print counters(d, names) as a table: per instance the median over
+    the processes of each counter per 1,000 iterations (column heads cut
+    to 10 characters, or short's names for them)"""
+    short = short or {}
+    print("  kernel counters per 1,000 iterations, median over the processes:")
+    print("  %-36s " % "instance" + " ".join("%10.10s" % short.get(c, c) for c in names))
+    for inst, cs in sorted(counters(d, names).items()):
+        print("  %-36.36s " % inst + " ".join(
+            "%10.2f" % statistics.median(cs[c]) if cs.get(c) else "%10s" % "-"
+            for c in names))
 
 
 def figures(path):
