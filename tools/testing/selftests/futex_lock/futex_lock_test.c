@@ -2469,7 +2469,6 @@ static void overload_case(struct __test_metadata *_metadata, int rule,
 	spin_policy_save(&pol);
 	ASSERT_NE(-1, pol.rule[4]);
 	ASSERT_LE(0, k0);
-	ASSERT_TRUE(!fake || knob_get("fake_nr_running") == 0);
 	spin_policy_fixed(100000);
 	knob_set("spin_check_runnable", 0);
 	knob_set("spin_check_overload", rule);
@@ -3176,7 +3175,6 @@ static void charge_case(struct __test_metadata *_metadata, int on, int guard,
 	ASSERT_NE(-1, charge);
 	ASSERT_LE(0, thr);
 	ASSERT_TRUE(guard < 0 || old_guard >= 0);
-	ASSERT_TRUE(!fake || knob_get("fake_nr_running") == 0);
 	if (want_hogs > MAX_HOGS)
 		SKIP(return, "more than %d CPUs", MAX_HOGS - 1);
 	charge_counts_get(&c0);
