@@ -17,11 +17,11 @@ indistinguishable; at 2/0/0 only "slower" counts against it.  No verdict
 with fewer than MIN_K processes or a missing figure.
 QEMU TCG emulation figures: ratios within one process."""
 import glob
-import statistics
 import importlib
 import json
 import os
 import re
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
