@@ -113,9 +113,11 @@ def fmt(v):
 TITLE = "one-branch try (new) against the old try, in one process -- VM/TCG EMULATION FIGURES"
 
 
-def main(d=None, figs=figures, contrasts=CONTRASTS, title=TITLE):
+def main(d=None, figs=figures, contrasts=CONTRASTS, title=TITLE, results=None):
     """also the judge of other in-process diagnostics (their judge.py
-    imports this one with their own figures(), contrasts and title)"""
+    imports this one with their own figures(), contrasts and title);
+    with a dict as results, each contrast's engine figures go into
+    results[cell][contrast], the A/A's into results[cell]["A/A"]"""
     d = d or os.environ.get("DIR") or HERE
     cells = {}
     for p in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
@@ -147,6 +149,9 @@ def main(d=None, figs=figures, contrasts=CONTRASTS, title=TITLE):
                 rows += [("glibc", k, 1.0), ("adaptive", k, procs[k][n]),
                          ("glibc-aa", k, procs[k]["aa"])]
             vr = mj.engine(rows)
+            if results is not None:
+                results.setdefault(cell, {})[n] = vr.get("adaptive")
+                results[cell]["A/A"] = vr.get("glibc-aa")
             print("  %-26s over processes: %s   (A/A %s)" % (n, fmt(vr.get("adaptive")),
                                                             fmt(vr.get("glibc-aa"))))
     return 1 if bad else 0
