@@ -48,11 +48,14 @@ def over(a, b):
 
 
 def figures_ls(path):
-    """an S process's file: its round's L over it"""
+    """an S process's file: its round's L over it (None, the round
+    dropped, where L's process has no file: it failed or is missing)"""
     lp = os.path.join(os.path.dirname(path), "../../L", os.path.basename(os.path.dirname(path)),
                       os.path.basename(path))
+    if not os.path.exists(lp):
+        return None
     s = figures(path)
-    lf = figures(lp) if os.path.exists(lp) else {}
+    lf = figures(lp)
     return {"aa": over(lf.get("aa"), s["aa"]), "git": s["git"],
             LS[0]: over(lf.get(V11), s[V11]), LS[1]: over(lf.get(OFF), s[OFF])}
 

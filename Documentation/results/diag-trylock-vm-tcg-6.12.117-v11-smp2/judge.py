@@ -122,7 +122,9 @@ def main(d=None, figs=figures, contrasts=CONTRASTS, title=TITLE, results=None):
     cells = {}
     for p in sorted(glob.glob(os.path.join(d, "t*-h*-w*-p*.json"))):
         m = re.search(r"t(\d+)-h(\d+)-w(\d+)-p(\d+)\.json$", p)
-        cells.setdefault("%s/%s/%s" % m.groups()[:3], {})[int(m.group(4))] = figs(p)
+        f = figs(p)
+        if f is not None:	# figs may drop a process (a pair without its partner)
+            cells.setdefault("%s/%s/%s" % m.groups()[:3], {})[int(m.group(4))] = f
     print(title)
     print("per contrast: the median over the processes of each one's paired median [95 %],")
     print("the engine's verdict against the processes' A/A band (FUTEX_LOCK against its copy)")
